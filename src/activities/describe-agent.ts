@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { EMPTY_OBJECT_SCHEMA } from '../common/chunks.js';
+import type { AgentManifest, ToolApprovalMode, ToolManifest } from '../common/run-types.js';
+import { DEFAULT_MAX_STEPS, type Agent } from '../definitions/agent.js';
+import type { Tool } from '../definitions/create-tool.js';
+
+/** Default limit of one tool execution attempt, ms. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
+/** Default attempts of a tool execution: tools with side effects use `context.idempotencyKey`. */
+export const DEFAULT_TOOL_ATTEMPTS = 3;
+const DEFAULT_TOOL_RETRY_INTERVAL_MS = 1000;
+
+/** The agent reduced to what its workflow needs: names, flags and schemas, never code. */
+export function describeAgent(agent: Agent): AgentManifest {
+  const tools: Record<string, ToolManifest> = {};
+  for (const [name, tool] of agent.tools) tools[name] = describeTool(tool);
+  const policy = agent.defaultOptions.requireToolApproval;
+  return {
+    agentId: agent.id,
+    tools,
+    defaultPolicy: typeof policy === 'function' ? 'function' : policy ? 'always' : 'never',
+    maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
+  };
+}
+
+function describeTool(tool: Tool): ToolManifest {
+  return {
+    name: tool.id,
+    approval: approvalMode(tool.requireApproval),
+    resumeSchema: tool.resumeSchema ? JSON.stringify(z.toJSONSchema(tool.resumeSchema)) : EMPTY_OBJECT_SCHEMA,
+    timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    retry: {
+      maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,
+      initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY_INTERVAL_MS,
+    },
+  };
+}
+
+function approvalMode(requireApproval: Tool['requireApproval']): ToolApprovalMode {
+  if (typeof requireApproval === 'function') return 'predicate';
+  return requireApproval ? 'always' : 'never';
+}

@@ -1,0 +1,62 @@
+import { Context } from '@temporalio/activity';
+import { toJsonValue } from '../common/json.js';
+import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
+import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
+import type { AgentRegistry } from './agent-registry.js';
+
+const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
+
+/**
+ * Runs an approved (or ungated) call. Bad arguments, bad output and a `suspend()` come back as
+ * values; a throw is left to the tool's retry policy, and the workflow turns the last failure into
+ * a tool error the model sees.
+ */
+export async function runTool(agents: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+  const agent = agents.require(input.agentId);
+  const { call } = input;
+  const tool = agent.tools.get(call.toolName);
+  if (!tool) return { kind: 'error', error: `Agent "${agent.id}" has no tool "${call.toolName}".` };
+  const parsed = tool.inputSchema.safeParse(call.args);
+  if (!parsed.success) return { kind: 'error', error: `Invalid arguments for tool "${tool.id}": ${issues(parsed.error)}` };
+  const resume = checkResumeData(tool, input);
+  if (!resume.ok) return { kind: 'error', error: resume.error };
+
+  let suspendPayload: unknown;
+  let suspended = false;
+  const context: ToolExecutionContext = {
+    agent: {
+      suspend: async (payload) => {
+        const checked = tool.suspendSchema ? tool.suspendSchema.safeParse(payload) : { success: true as const, data: payload };
+        if (!checked.success) throw new Error(`suspend() payload of tool "${tool.id}" is invalid: ${issues(checked.error)}`);
+        suspended = true;
+        suspendPayload = checked.data;
+        return SUSPENDED;
+      },
+      resumeData: resume.data,
+      toolCallId: call.toolCallId,
+      runId: input.runId,
+      agentId: agent.id,
+    },
+    requestContext: input.requestContext,
+    idempotencyKey: `${input.runId}:${call.toolCallId}`,
+    abortSignal: Context.current().cancellationSignal,
+  };
+  const output = await tool.execute(parsed.data, context);
+  if (suspended) return { kind: 'suspended', suspendPayload: toJsonValue(suspendPayload) };
+  if (tool.outputSchema) {
+    const checked = tool.outputSchema.safeParse(output);
+    if (!checked.success) return { kind: 'error', error: `Tool "${tool.id}" returned an invalid result: ${issues(checked.error)}` };
+  }
+  return { kind: 'result', result: toJsonValue(output) };
+}
+
+function checkResumeData(tool: Tool, input: ExecuteToolInput): { ok: true; data: unknown } | { ok: false; error: string } {
+  if (input.resumeData === undefined || !tool.resumeSchema) return { ok: true, data: input.resumeData };
+  const checked = tool.resumeSchema.safeParse(input.resumeData);
+  if (checked.success) return { ok: true, data: checked.data };
+  return { ok: false, error: `Resume data for tool "${tool.id}" is invalid: ${issues(checked.error)}` };
+}
+
+function issues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+  return error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+}

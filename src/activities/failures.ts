@@ -1,0 +1,27 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { TollgateError } from '../common/errors.js';
+
+/**
+ * Classifies an error at the activity boundary: a `TollgateError` is the user's to fix and fails
+ * at once under its dotted type; anything else is left to the activity's retry policy.
+ */
+export function asActivityFailure(error: unknown): unknown {
+  if (error instanceof TollgateError) {
+    return ApplicationFailure.create({
+      type: error.failureType,
+      message: error.message,
+      nonRetryable: true,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+/** Runs an activity body, classifying what it throws. */
+export async function classified<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    throw asActivityFailure(error);
+  }
+}

@@ -1,0 +1,134 @@
+import { Context } from '@temporalio/activity';
+import { streamText, tool as aiTool, type ModelMessage, type ToolSet } from 'ai';
+import { makeChunk, type FinishReason, type Usage } from '../common/chunks.js';
+import { toolCallFingerprint } from '../common/fingerprint.js';
+import { toJsonValue, type JsonValue } from '../common/json.js';
+import type { ModelStepInput, ModelStepOutput, ModelToolCall } from '../common/run-types.js';
+import type { Agent } from '../definitions/agent.js';
+import type { LiveBus } from '../live/live-bus.js';
+import type { AgentRegistry } from './agent-registry.js';
+import type { ConversationCache } from './conversation-cache.js';
+import { resolveModel } from './resolve-model.js';
+
+export interface ModelStepDeps {
+  agents: AgentRegistry;
+  conversations: ConversationCache;
+  /** Reads the first `upTo` messages back from the run, when this worker does not hold them. */
+  readConversation(runId: string, upTo: number): Promise<JsonValue[]>;
+  bus: LiveBus;
+}
+
+/** Deltas that arrive within this window travel as one chunk. */
+const DELTA_WINDOW_MS = 25;
+
+/**
+ * One model call through the AI SDK, tools offered without `execute`: the workflow decides what
+ * runs. Text deltas go live to in-process listeners and come back batched in the result.
+ */
+export async function runModelStep(deps: ModelStepDeps, input: ModelStepInput): Promise<ModelStepOutput> {
+  const agent = deps.agents.require(input.agentId);
+  const messages = await conversation(deps, input);
+  const context = Context.current();
+  const result = streamText({
+    model: resolveModel(agent.model),
+    ...(agent.instructions ? { system: agent.instructions } : {}),
+    messages: messages as ModelMessage[],
+    tools: toolsForModel(agent),
+    abortSignal: context.cancellationSignal,
+    // Retries belong to the activity's policy, where Temporal records them.
+    maxRetries: 0,
+  });
+
+  const textDeltas: string[] = [];
+  const toolCalls: ModelToolCall[] = [];
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const offset = input.chunkOffset + textDeltas.length;
+    textDeltas.push(pending);
+    deps.bus.publish(input.runId, { offset, chunk: makeChunk(input.runId, 'text-delta', { text: pending }) });
+    pending = '';
+    context.heartbeat();
+  };
+
+  try {
+    for await (const part of result.fullStream) {
+    if (part.type === 'text-delta') {
+      pending += part.text;
+      timer ??= setTimeout(flush, DELTA_WINDOW_MS);
+    } else if (part.type === 'tool-call') {
+      flush();
+      toolCalls.push(toModelToolCall(part));
+    } else if (part.type === 'error') {
+      throw part.error instanceof Error ? part.error : new Error(String(part.error));
+    } else {
+      flush();
+    }
+    }
+  } finally {
+    flush();
+  }
+
+  const responseMessages = toJsonValue((await result.response).messages) as JsonValue[];
+  deps.conversations.set(input.runId, [...messages, ...responseMessages]);
+  return {
+    textDeltas,
+    toolCalls,
+    responseMessages,
+    finishReason: (await result.finishReason) as FinishReason,
+    usage: usageOf(await result.totalUsage),
+  };
+}
+
+async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {
+  const { from, messages } = input.conversation;
+  const prefix = from === 0 ? [] : (deps.conversations.get(input.runId, from) ?? (await deps.readConversation(input.runId, from)));
+  return [...prefix, ...messages];
+}
+
+const toolSets = new WeakMap<Agent, ToolSet>();
+
+/** The agent's tools as the model sees them: name, description, input schema; no `execute`. */
+function toolsForModel(agent: Agent): ToolSet {
+  let tools = toolSets.get(agent);
+  if (!tools) {
+    tools = {};
+    for (const [name, tool] of agent.tools) {
+      tools[name] = aiTool({ ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema });
+    }
+    toolSets.set(agent, tools);
+  }
+  return tools;
+}
+
+interface ToolCallPart {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  invalid?: boolean;
+  error?: unknown;
+}
+
+function toModelToolCall(part: ToolCallPart): ModelToolCall {
+  const args = toJsonValue(part.input ?? {});
+  const call: ModelToolCall = {
+    toolCallId: part.toolCallId,
+    toolName: part.toolName,
+    args,
+    fingerprint: toolCallFingerprint(part.toolName, args),
+  };
+  if (part.invalid) {
+    const reason = part.error instanceof Error ? part.error.message : 'the arguments do not match the tool';
+    call.invalidReason = `Invalid call of tool "${part.toolName}": ${reason}`;
+  }
+  return call;
+}
+
+function usageOf(usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined }): Usage {
+  const inputTokens = usage.inputTokens ?? 0;
+  const outputTokens = usage.outputTokens ?? 0;
+  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+}

@@ -1,0 +1,180 @@
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { TollgateError } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import type { AppliedDecision, DecisionInput, DecisionKind, PendingToolCall, RequestPolicy, RunInput } from '../common/run-types.js';
+import { SA_KEYS } from '../common/search-attribute-keys.js';
+import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
+import type { ToolApprovalPolicy } from '../definitions/agent.js';
+import type { LiveBus } from '../live/live-bus.js';
+import { collectOutput, type AgentOutput } from './agent-output.js';
+import { AgentStream, type SuspendPayload } from './agent-stream.js';
+import { toTollgateError } from './errors.js';
+import { checkDecision, checkRunInput, type DecisionOptions, type Messages, type ResumeOptions, type RunOptions } from './run-options.js';
+import { LiveSubscription, tailRun } from './run-tail.js';
+
+/** What an agent handle needs from the runtime that made it. */
+export interface AgentClientContext {
+  client(): Promise<Client>;
+  taskQueue: string;
+  bus: LiveBus;
+  /** Keeps a request's policy function in this process; returns the task queue that serves it. */
+  holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
+  releasePolicy(runId: string): void;
+}
+
+const UPDATE_OF: Record<DecisionKind, string> = {
+  approve: UPDATES.approveToolCall,
+  decline: UPDATES.declineToolCall,
+  resume: UPDATES.resumeToolCall,
+};
+
+/**
+ * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
+ * connected to the namespace can use it.
+ */
+export class AgentClient {
+  constructor(
+    readonly agentId: string,
+    private readonly context: AgentClientContext,
+  ) {}
+
+  /** Starts a run and streams it until it finishes or waits for a decision. */
+  async stream(messages: Messages, options?: RunOptions): Promise<AgentStream> {
+    const opts = options ?? {};
+    const initial = checkRunInput(messages, opts);
+    const client = await this.context.client();
+    const runId = opts.runId ?? randomUUID();
+    const input: RunInput = {
+      agentId: this.agentId,
+      messages: initial,
+      requestPolicy: await this.requestPolicy(runId, opts.requireToolApproval),
+      requestContext: opts.requestContext ?? {},
+      ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
+      ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
+    };
+    const live = new LiveSubscription(this.context.bus, runId);
+    try {
+      await client.workflow.start(AGENT_RUN_WORKFLOW, {
+        workflowId: runId,
+        taskQueue: this.context.taskQueue,
+        args: [input],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        staticSummary: `${this.agentId}: ${summaryOf(initial)}`,
+        typedSearchAttributes: [
+          { key: SA_KEYS.agentId, value: this.agentId },
+          { key: SA_KEYS.status, value: 'running' },
+          ...(opts.memory ? [{ key: SA_KEYS.threadId, value: opts.memory.thread }, { key: SA_KEYS.resourceId, value: opts.memory.resource }] : []),
+        ],
+      });
+    } catch (error) {
+      live.close();
+      this.context.releasePolicy(runId);
+      if (error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError') {
+        throw new TollgateError('INVALID_OPTIONS', `A run with id "${runId}" already exists; choose another runId.`, { cause: error });
+      }
+      throw error;
+    }
+    return this.follow(client, runId, 0, live);
+  }
+
+  /** Starts a run and waits until it finishes or waits for a decision. */
+  async generate(messages: Messages, options?: RunOptions): Promise<AgentOutput> {
+    return collectOutput(await this.stream(messages, options));
+  }
+
+  approveToolCall(options: DecisionOptions): Promise<AgentStream> {
+    return this.decide('approve', checkDecision(options, 'approveToolCall'));
+  }
+
+  declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
+    return this.decide('decline', checkDecision(options, 'declineToolCall'));
+  }
+
+  /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */
+  resumeStream(resumeData: JsonValue, options: ResumeOptions): Promise<AgentStream> {
+    return this.decide('resume', { ...checkDecision(options, 'resumeStream'), resumeData });
+  }
+
+  async approveToolCallGenerate(options: DecisionOptions): Promise<AgentOutput> {
+    return collectOutput(await this.approveToolCall(options));
+  }
+
+  async declineToolCallGenerate(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentOutput> {
+    return collectOutput(await this.declineToolCall(options));
+  }
+
+  async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
+    return collectOutput(await this.resumeStream(resumeData, options));
+  }
+
+  /** Replays a run's chunks from `offset` (default 0) until its next finish, from any process. */
+  async observe(options: { runId: string; offset?: number }): Promise<AgentStream> {
+    const offset = options?.offset ?? 0;
+    if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
+      throw new TollgateError('INVALID_OPTIONS', 'observe needs { runId: string, offset?: a whole number ≥ 0 }.');
+    }
+    const client = await this.context.client();
+    return this.follow(client, options.runId, offset, new LiveSubscription(this.context.bus, options.runId));
+  }
+
+  /** The calls a run waits on, read from the run itself. */
+  async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
+    const client = await this.context.client();
+    try {
+      return await client.workflow.getHandle(runId).query<PendingToolCall[]>(QUERIES.pendingToolCalls);
+    } catch (error) {
+      throw await toTollgateError(error, runId);
+    }
+  }
+
+  private async decide(kind: DecisionKind, options: DecisionOptions & { resumeData?: JsonValue }): Promise<AgentStream> {
+    const client = await this.context.client();
+    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData } = options;
+    const input: DecisionInput = {
+      ...(toolCallId !== undefined ? { toolCallId } : {}),
+      ...(fingerprint !== undefined ? { fingerprint } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+      ...(decidedBy !== undefined ? { decidedBy } : {}),
+      ...(resumeData !== undefined ? { resumeData } : {}),
+    };
+    const live = new LiveSubscription(this.context.bus, runId);
+    let applied: AppliedDecision;
+    try {
+      applied = await client.workflow.getHandle(runId).executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
+    } catch (error) {
+      live.close();
+      throw await toTollgateError(error, runId);
+    }
+    return this.follow(client, runId, applied.offset, live);
+  }
+
+  private follow(client: Client, runId: string, offset: number, live: LiveSubscription): AgentStream {
+    const stream = new AgentStream(runId, offset, tailRun(client, runId, offset, live), async () => latest(await this.pendingToolCalls(runId)));
+    stream.finishReason.then(
+      (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),
+      () => undefined,
+    );
+    return stream;
+  }
+
+  private async requestPolicy(runId: string, policy: RunOptions['requireToolApproval']): Promise<RequestPolicy> {
+    if (policy === undefined) return { kind: 'agent-default' };
+    if (typeof policy === 'boolean') return { kind: policy ? 'always' : 'never' };
+    return { kind: 'function', taskQueue: await this.context.holdPolicy(runId, policy) };
+  }
+}
+
+function latest(pending: PendingToolCall[]): SuspendPayload | undefined {
+  const call = pending.at(-1);
+  if (!call) return undefined;
+  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
+  return { toolCallId, toolName, args, fingerprint, requiresApproval, ...(suspendPayload !== undefined ? { suspendPayload } : {}) };
+}
+
+function summaryOf(messages: JsonValue[]): string {
+  const last = messages.at(-1) as { content?: unknown } | undefined;
+  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,86 @@
+import { TollgateError } from '../common/errors.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { DecidedBy } from '../common/run-types.js';
+import type { ToolApprovalPolicy } from '../definitions/agent.js';
+
+/** Options of `stream()` and `generate()` (SPEC §3). */
+export interface RunOptions {
+  /** Gate every call (`true`), none (`false`), or decide per call; default: the agent's. */
+  requireToolApproval?: boolean | ToolApprovalPolicy;
+  /** Model steps before the run stops; default: the agent's (10). */
+  maxSteps?: number;
+  /** JSON data handed to tools and policies as `requestContext`. */
+  requestContext?: JsonObject;
+  /** Labels the run with a thread and a resource (search attributes `TollgateThreadId`, `TollgateResourceId`). */
+  memory?: { thread: string; resource: string };
+  /** Not supported yet: setting it to `true` is an error rather than a silent no-op. */
+  autoResumeSuspendedTools?: boolean;
+  /** The run's id (the workflow id); default: a new UUID. Must not name an existing run. */
+  runId?: string;
+}
+
+/** What every decision call takes (SPEC §3, §8). */
+export interface DecisionOptions {
+  runId: string;
+  /** Default: the run's most recently requested pending call. */
+  toolCallId?: string;
+  /** When given, must equal the pending call's fingerprint. */
+  fingerprint?: string;
+  reason?: string;
+  decidedBy?: DecidedBy;
+}
+
+export type ResumeOptions = Omit<DecisionOptions, 'fingerprint' | 'reason'>;
+
+export type Messages = string | JsonValue[];
+
+function invalid(message: string): TollgateError {
+  return new TollgateError('INVALID_OPTIONS', message);
+}
+
+/** Checks a run's inputs and turns a string prompt into one user message. */
+export function checkRunInput(messages: unknown, options: RunOptions | undefined): JsonValue[] {
+  const opts = options ?? {};
+  if (typeof opts !== 'object') throw invalid(`Run options must be an object, not ${typeof opts}.`);
+  const { requireToolApproval: policy, maxSteps, requestContext, memory, runId } = opts;
+  if (policy !== undefined && typeof policy !== 'boolean' && typeof policy !== 'function') {
+    throw invalid(`requireToolApproval must be a boolean or a function, not ${typeof policy}.`);
+  }
+  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
+    throw invalid(`maxSteps must be a whole number of at least 1, not ${String(maxSteps)}.`);
+  }
+  if (requestContext !== undefined && (typeof requestContext !== 'object' || requestContext === null || Array.isArray(requestContext))) {
+    throw invalid('requestContext must be a JSON object.');
+  }
+  if (memory !== undefined && (typeof memory?.thread !== 'string' || typeof memory?.resource !== 'string' || !memory.thread || !memory.resource)) {
+    throw invalid('memory must be { thread: string, resource: string } with both non-empty.');
+  }
+  if (opts.autoResumeSuspendedTools) {
+    throw invalid('autoResumeSuspendedTools is not supported yet; resume suspended calls with resumeStream().');
+  }
+  if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {
+    throw invalid(`runId ${JSON.stringify(runId)} is invalid: use 1-200 letters, digits, '_', '.', ':' or '-'.`);
+  }
+  if (typeof messages === 'string') {
+    if (messages.trim() === '') throw invalid('The prompt is empty.');
+    return [{ role: 'user', content: messages }];
+  }
+  if (!Array.isArray(messages) || messages.length === 0) {
+    throw invalid('messages must be a non-empty string or a non-empty array of model messages.');
+  }
+  messages.forEach((message, index) => {
+    const role = (message as { role?: unknown } | null)?.role;
+    if (!['system', 'user', 'assistant', 'tool'].includes(role as string)) {
+      throw invalid(`messages[${index}].role must be system, user, assistant or tool, not ${JSON.stringify(role)}.`);
+    }
+  });
+  return messages as JsonValue[];
+}
+
+export function checkDecision(options: unknown, call: string): DecisionOptions {
+  const opts = options as DecisionOptions | undefined;
+  if (typeof opts?.runId !== 'string' || opts.runId === '') {
+    throw invalid(`${call} needs { runId }: the id of the run that waits.`);
+  }
+  return opts;
+}

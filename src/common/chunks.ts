@@ -1,0 +1,82 @@
+import type { JsonObject, JsonValue } from './json.js';
+
+/** Token counts, summed over steps where a run reports a total. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+/** Why a run or a stream stopped. `suspended`: the run waits for a decision. */
+export type FinishReason =
+  | 'stop'
+  | 'length'
+  | 'tool-calls'
+  | 'content-filter'
+  | 'error'
+  | 'other'
+  | 'suspended';
+
+export interface ToolCallRef {
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+}
+
+/** Payload of each chunk type (SPEC §4). */
+export interface ChunkPayloads {
+  start: { agentId: string; threadId?: string; resourceId?: string };
+  'step-start': { step: number };
+  'step-finish': { step: number; finishReason: FinishReason; usage: Usage };
+  'text-delta': { text: string };
+  'tool-call': ToolCallRef;
+  'tool-call-approval': ToolCallRef & { fingerprint: string; resumeSchema: string; expiresAt?: string };
+  'tool-call-suspended': ToolCallRef & { suspendPayload: JsonValue; resumeSchema: string };
+  'tool-result': ToolCallRef & { result: JsonValue };
+  'tool-error': ToolCallRef & { error: string };
+  finish: { finishReason: FinishReason; usage: Usage };
+  error: { error: string };
+}
+
+export type ChunkType = keyof ChunkPayloads;
+
+/** One event of a run, as streamed and as kept in the run's chunk log. */
+export type Chunk = {
+  [T in ChunkType]: { type: T; runId: string; from: 'AGENT'; payload: ChunkPayloads[T] };
+}[ChunkType];
+
+export type ChunkOf<T extends ChunkType> = Extract<Chunk, { type: T }>;
+
+export function makeChunk<T extends ChunkType>(
+  runId: string,
+  type: T,
+  payload: ChunkPayloads[T],
+): ChunkOf<T> {
+  return { type, runId, from: 'AGENT', payload } as ChunkOf<T>;
+}
+
+export const ZERO_USAGE: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** JSON Schema of "no resume data expected", used where a tool declares no `resumeSchema`. */
+export const EMPTY_OBJECT_SCHEMA = '{"type":"object","properties":{}}';
+
+/** A chunk slice returned by the chunk-log query. */
+export interface ChunkSlice {
+  chunks: Chunk[];
+  /** Offset of the first chunk in `chunks`. */
+  offset: number;
+  /** Length of the whole log when the slice was taken. */
+  total: number;
+  /** True once the run has closed: no chunk will follow the log's last one. */
+  closed: boolean;
+}
+
+export type { JsonObject };

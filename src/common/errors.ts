@@ -1,0 +1,59 @@
+/**
+ * The one error class users see. `code` is stable and machine-readable; `message` is one
+ * sentence naming the bad value and the fix. Workflow-safe: no Node imports.
+ */
+export const TOLLGATE_ERROR_CODES = [
+  'AGENT_NOT_FOUND',
+  'RUN_NOT_FOUND',
+  'RUN_FINISHED',
+  'NO_PENDING_TOOL_CALL',
+  'TOOL_CALL_NOT_PENDING',
+  'TOOL_CALL_ALREADY_DECIDED',
+  'FINGERPRINT_MISMATCH',
+  'WRONG_DECISION_KIND',
+  'INVALID_DECISION',
+  'INVALID_RESUME_DATA',
+  'INVALID_OPTIONS',
+  'INVALID_TOOL',
+  'INVALID_AGENT',
+  'TEMPORAL_CLI_UNAVAILABLE',
+  'TEMPORAL_SERVER_START_FAILED',
+  'WORKER_NOT_STARTED',
+] as const;
+
+export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];
+
+/** Failure type prefix used when a Tollgate error crosses Temporal as an `ApplicationFailure`. */
+export const FAILURE_TYPE_PREFIX = 'tollgate.';
+
+export class TollgateError extends Error {
+  override readonly name = 'TollgateError';
+
+  constructor(
+    readonly code: TollgateErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  /** The `ApplicationFailure` type this error travels under, e.g. `tollgate.FINGERPRINT_MISMATCH`. */
+  get failureType(): string {
+    return FAILURE_TYPE_PREFIX + this.code;
+  }
+
+  static isCode(value: unknown): value is TollgateErrorCode {
+    return typeof value === 'string' && (TOLLGATE_ERROR_CODES as readonly string[]).includes(value);
+  }
+
+  /** The code carried by a failure type such as `tollgate.RUN_FINISHED`, if it is one. */
+  static codeOfFailureType(type: string | undefined | null): TollgateErrorCode | undefined {
+    if (!type?.startsWith(FAILURE_TYPE_PREFIX)) return undefined;
+    const code = type.slice(FAILURE_TYPE_PREFIX.length);
+    return TollgateError.isCode(code) ? code : undefined;
+  }
+}
+
+export function isTollgateError(error: unknown, code?: TollgateErrorCode): error is TollgateError {
+  return error instanceof TollgateError && (code === undefined || error.code === code);
+}

@@ -1,0 +1,153 @@
+import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
+import type { JsonObject, JsonValue } from './json.js';
+
+/** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
+export type ToolApprovalMode = 'always' | 'never' | 'predicate';
+
+export interface RetrySpec {
+  /** Attempts in all, first included. */
+  maximumAttempts: number;
+  /** Delay before the first retry, ms. */
+  initialIntervalMs: number;
+}
+
+/** What the workflow needs to know about one tool; recorded once per run in history. */
+export interface ToolManifest {
+  name: string;
+  approval: ToolApprovalMode;
+  /** JSON Schema (as a JSON string) of resume data, or the empty-object schema. */
+  resumeSchema: string;
+  /** Per-attempt execution limit, ms. */
+  timeoutMs: number;
+  retry: RetrySpec;
+}
+
+/** The agent as the workflow sees it: names, flags and schemas, never code. */
+export interface AgentManifest {
+  agentId: string;
+  tools: Record<string, ToolManifest>;
+  /** The agent's `defaultOptions.requireToolApproval`, reduced to what the workflow can act on. */
+  defaultPolicy: 'always' | 'never' | 'function';
+  maxSteps: number;
+}
+
+/** Where the request-level approval rule comes from. */
+export type RequestPolicy =
+  | { kind: 'always' }
+  | { kind: 'never' }
+  /** Not set on the request: the agent's default applies. */
+  | { kind: 'agent-default' }
+  /** A function held by the process that started the run, served on its own task queue. */
+  | { kind: 'function'; taskQueue: string };
+
+/** Input of the `agentRun` workflow. */
+export interface RunInput {
+  agentId: string;
+  /** AI SDK model messages that open the conversation. */
+  messages: JsonValue[];
+  requestPolicy: RequestPolicy;
+  maxSteps?: number;
+  requestContext: JsonObject;
+  threadId?: string;
+  resourceId?: string;
+}
+
+/** Result of a closed run, as shown in Temporal UI. */
+export interface RunResult {
+  finishReason: FinishReason;
+  text: string;
+  steps: number;
+  usage: Usage;
+}
+
+/** Who decided, SPEC §10. */
+export interface DecidedBy {
+  id: string;
+  roles?: string[];
+}
+
+/** The one argument of every decision signal and update (SPEC §8). */
+export interface DecisionInput {
+  toolCallId?: string;
+  fingerprint?: string;
+  reason?: string;
+  decidedBy?: DecidedBy;
+  resumeData?: JsonValue;
+}
+
+export type DecisionKind = 'approve' | 'decline' | 'resume';
+
+/** What an update returns once its decision is applied. */
+export interface AppliedDecision {
+  toolCallId: string;
+  toolName: string;
+  decision: 'approved' | 'declined' | 'resumed';
+  /** Chunk-log offset at which the run's continuation starts. */
+  offset: number;
+}
+
+/** A call waiting for a decision, as returned by the `pendingToolCalls` query (SPEC §9). */
+export interface PendingToolCall extends ToolCallRef {
+  requiresApproval: boolean;
+  fingerprint: string;
+  suspendPayload?: JsonValue;
+  /** When the call started waiting, ISO-8601. */
+  requestedAt: string;
+}
+
+/** A tool call the model made, with its fingerprint. */
+export interface ModelToolCall extends ToolCallRef {
+  fingerprint: string;
+  /** Set when the model's arguments failed the tool's input schema or name no known tool. */
+  invalidReason?: string;
+}
+
+export interface ModelStepInput {
+  runId: string;
+  agentId: string;
+  step: number;
+  /** Offset in the chunk log where this step's streamed chunks start. */
+  chunkOffset: number;
+  /** The conversation from message `from` on; the worker keeps (or queries) the earlier part. */
+  conversation: { from: number; messages: JsonValue[] };
+}
+
+export interface ModelStepOutput {
+  textDeltas: string[];
+  toolCalls: ModelToolCall[];
+  /** Messages the step adds to the conversation (the assistant's turn). */
+  responseMessages: JsonValue[];
+  finishReason: FinishReason;
+  usage: Usage;
+}
+
+export interface ExecuteToolInput {
+  runId: string;
+  agentId: string;
+  call: ToolCallRef;
+  requestContext: JsonObject;
+  resumeData?: JsonValue;
+}
+
+export type ExecuteToolOutput =
+  | { kind: 'result'; result: JsonValue }
+  | { kind: 'error'; error: string }
+  | { kind: 'suspended'; suspendPayload: JsonValue };
+
+export interface EvaluateGatesInput {
+  runId: string;
+  agentId: string;
+  /** `tool`: the tools' own predicates; `agent`: the agent's default policy; `request`: the run's. */
+  source: 'tool' | 'agent' | 'request';
+  calls: ToolCallRef[];
+  requestContext: JsonObject;
+}
+
+export interface GateVerdict {
+  toolCallId: string;
+  gated: boolean;
+  /** Why, when a policy failed and the call was gated to be safe. */
+  note?: string;
+}
+
+export type { Chunk };

@@ -1,0 +1,58 @@
+/**
+ * Every name that crosses the wire: workflow type, task queue, signals, updates, queries and
+ * search-attribute keys. Dependency-free so workflows, workers, clients and other services
+ * share one definition (SPEC §8).
+ */
+
+/** Workflow type of an agent run; the workflow id is the run id. */
+export const AGENT_RUN_WORKFLOW = 'agentRun';
+
+/** Default task queue for agent runs. */
+export const DEFAULT_TASK_QUEUE = 'tollgate';
+
+/** Default Temporal frontend address. */
+export const DEFAULT_ADDRESS = 'localhost:7233';
+
+/** Default Temporal namespace. */
+export const DEFAULT_NAMESPACE = 'default';
+
+export const SIGNALS = {
+  approve: 'approve',
+  decline: 'decline',
+  resume: 'resume',
+} as const;
+
+export const UPDATES = {
+  approveToolCall: 'approveToolCall',
+  declineToolCall: 'declineToolCall',
+  resumeToolCall: 'resumeToolCall',
+} as const;
+
+export const QUERIES = {
+  /** Public: the pending calls, as listed by `listSuspendedRuns`. */
+  pendingToolCalls: 'pendingToolCalls',
+  /** Internal: a slice of the run's chunk log. */
+  chunks: 'tollgate.chunks',
+  /** Internal: the first `upTo` messages of the conversation, for a model step that lost its cache. */
+  conversation: 'tollgate.conversation',
+} as const;
+
+/** Search attributes kept current by every run, with their Temporal types. */
+export const SEARCH_ATTRIBUTES = {
+  agentId: { name: 'TollgateAgentId', type: 'Keyword' },
+  status: { name: 'TollgateStatus', type: 'Keyword' },
+  threadId: { name: 'TollgateThreadId', type: 'Keyword' },
+  resourceId: { name: 'TollgateResourceId', type: 'Keyword' },
+  pendingTools: { name: 'TollgatePendingTools', type: 'KeywordList' },
+} as const;
+
+export type SearchAttributeSpec = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
+
+/** Values of `TollgateStatus`. */
+export type RunStatus =
+  | 'running'
+  | 'awaiting-approval'
+  | 'suspended'
+  | 'completed'
+  | 'failed'
+  | 'cancelled';

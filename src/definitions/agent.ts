@@ -1,0 +1,94 @@
+import type { LanguageModel } from 'ai';
+import { TollgateError } from '../common/errors.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
+import type { Tool } from './create-tool.js';
+
+/** A request-level approval rule: `true` gates the call (SPEC §5). Throwing gates it too. */
+export type ToolApprovalPolicy = (call: {
+  toolName: string;
+  args: JsonValue;
+  requestContext: JsonObject;
+}) => boolean | Promise<boolean>;
+
+/** Defaults for every run of the agent; a request's own options win. */
+export interface AgentDefaultOptions {
+  /** Gate every call (`true`), none (`false`, the default), or decide per call. */
+  requireToolApproval?: boolean | ToolApprovalPolicy;
+  /** Model steps before the run stops. Default 10. */
+  maxSteps?: number;
+}
+
+export interface AgentConfig {
+  /** Stable id: runs, search attributes and `getAgent()` use it. */
+  id: string;
+  name?: string;
+  description?: string;
+  /** System prompt of every model step. */
+  instructions?: string;
+  /** Any AI SDK language model, or `'openai/<model>'` for the OpenAI provider (env: OPENAI_API_KEY, OPENAI_BASE_URL). */
+  model: LanguageModel;
+  tools?: Record<string, Tool>;
+  defaultOptions?: AgentDefaultOptions;
+}
+
+export const DEFAULT_MAX_STEPS = 10;
+
+const AGENT_ID = /^[a-zA-Z0-9._-]{1,128}$/;
+
+/** An agent definition: model, instructions and tools. Lives on the worker that hosts it. */
+export class Agent {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly instructions: string | undefined;
+  readonly model: LanguageModel;
+  readonly defaultOptions: AgentDefaultOptions;
+  /** Tools by the name the model sees (the tool's `id`). */
+  readonly tools: ReadonlyMap<string, Tool>;
+
+  constructor(config: AgentConfig) {
+    if (typeof config?.id !== 'string' || !AGENT_ID.test(config.id)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent id ${JSON.stringify(config?.id)} is invalid: use 1-128 letters, digits, '.', '_' or '-'.`,
+      );
+    }
+    if (!config.model) {
+      throw new TollgateError('INVALID_AGENT', `Agent "${config.id}" needs a model.`);
+    }
+    const maxSteps = config.defaultOptions?.maxSteps;
+    if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${config.id}": defaultOptions.maxSteps must be a whole number of at least 1, not ${maxSteps}.`,
+      );
+    }
+    this.id = config.id;
+    this.name = config.name ?? config.id;
+    this.description = config.description;
+    this.instructions = config.instructions;
+    this.model = config.model;
+    this.defaultOptions = config.defaultOptions ?? {};
+    this.tools = indexTools(config.id, config.tools ?? {});
+  }
+}
+
+function indexTools(agentId: string, tools: Record<string, Tool>): Map<string, Tool> {
+  const byName = new Map<string, Tool>();
+  for (const [key, tool] of Object.entries(tools)) {
+    if (tool?.kind !== 'tollgate-tool') {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": tools.${key} is not a tool; build it with createTool().`,
+      );
+    }
+    if (byName.has(tool.id)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": two tools are named "${tool.id}"; tool ids must be unique per agent.`,
+      );
+    }
+    byName.set(tool.id, tool);
+  }
+  return byName;
+}

@@ -1,0 +1,113 @@
+import type { z } from 'zod';
+import { TollgateError } from '../common/errors.js';
+import type { JsonObject } from '../common/json.js';
+
+/** Where a tool's `suspend()` leaves its call: parked until resumed with data. */
+export interface SuspendSignal {
+  readonly suspended: true;
+}
+
+/** What `execute` receives besides its validated input (SPEC §1). */
+export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
+  agent: {
+    /**
+     * Parks the call until `resumeStream()` supplies data; `execute` then runs again from the top
+     * with `resumeData` set. Does not throw: write `return await context.agent.suspend(...)`.
+     */
+    suspend(payload: TSuspend): Promise<SuspendSignal>;
+    /** Resume data of the call, validated by `resumeSchema`; undefined on the first run. */
+    resumeData: TResume | undefined;
+    toolCallId: string;
+    runId: string;
+    agentId: string;
+  };
+  /** The request's context, as given to `stream()` / `generate()`. */
+  requestContext: JsonObject;
+  /** `<runId>:<toolCallId>`: the same on every retry; use it to make side effects happen once. */
+  idempotencyKey: string;
+  /** Aborted when the run is cancelled or the attempt times out. */
+  abortSignal: AbortSignal;
+}
+
+/** What a tool's approval predicate receives. */
+export interface ApprovalPredicateContext {
+  toolName: string;
+  runId: string;
+  toolCallId: string;
+  requestContext: JsonObject;
+}
+
+/** Retry of a tool's execution; applies to failures and to worker crashes mid-execution. */
+export interface ToolRetryOptions {
+  /** Attempts in all, first included. Default 3. Use 1 for tools that cannot be made idempotent. */
+  maximumAttempts?: number;
+  /** Delay before the first retry, ms. Default 1000; doubles on each retry. */
+  initialIntervalMs?: number;
+}
+
+export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
+  /** The tool's name as the model and the wire see it, e.g. `delete-record`. */
+  id: string;
+  /** Told to the model. */
+  description?: string;
+  inputSchema: z.ZodType<TInput>;
+  /** Checked on the result; a mismatch becomes a tool error. */
+  outputSchema?: z.ZodType<TOutput>;
+  /**
+   * `true`: every call waits for approval. A function decides per call and overrides the request's
+   * `requireToolApproval`; if it throws, the call is gated. Default: decided by the request.
+   */
+  requireApproval?:
+    | boolean
+    | ((args: TInput, context: ApprovalPredicateContext) => boolean | Promise<boolean>);
+  suspendSchema?: z.ZodType<TSuspend>;
+  resumeSchema?: z.ZodType<TResume>;
+  /** Limit of one execution attempt, ms. Default 300000 (5 minutes). */
+  timeoutMs?: number;
+  retry?: ToolRetryOptions;
+  execute(
+    input: TInput,
+    context: ToolExecutionContext<TSuspend, TResume>,
+  ): Promise<TOutput | SuspendSignal> | TOutput | SuspendSignal;
+}
+
+/** A tool definition, as held by the worker. Build it with `createTool`. */
+export type Tool<TInput = any, TOutput = any, TSuspend = any, TResume = any> = Readonly< // eslint-disable-line @typescript-eslint/no-explicit-any
+  ToolConfig<TInput, TOutput, TSuspend, TResume>
+> & { readonly kind: 'tollgate-tool' };
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Defines a tool. Throws `TollgateError('INVALID_TOOL')` naming the field that is wrong. */
+export function createTool<TInput, TOutput, TSuspend = unknown, TResume = unknown>(
+  config: ToolConfig<TInput, TOutput, TSuspend, TResume>,
+): Tool<TInput, TOutput, TSuspend, TResume> {
+  const where = `createTool(${JSON.stringify(config?.id ?? null)})`;
+  if (typeof config?.id !== 'string' || !TOOL_NAME.test(config.id)) {
+    throw new TollgateError(
+      'INVALID_TOOL',
+      `${where}: id must be 1-64 letters, digits, '_' or '-' (models reject other tool names).`,
+    );
+  }
+  if (typeof config.execute !== 'function') {
+    throw new TollgateError('INVALID_TOOL', `${where}: execute must be a function.`);
+  }
+  if (typeof config.inputSchema?.safeParse !== 'function') {
+    throw new TollgateError('INVALID_TOOL', `${where}: inputSchema must be a zod schema.`);
+  }
+  const approval = config.requireApproval;
+  if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
+    throw new TollgateError(
+      'INVALID_TOOL',
+      `${where}: requireApproval must be a boolean or a function, not ${typeof approval}.`,
+    );
+  }
+  const attempts = config.retry?.maximumAttempts;
+  if (attempts !== undefined && (!Number.isInteger(attempts) || attempts < 1)) {
+    throw new TollgateError(
+      'INVALID_TOOL',
+      `${where}: retry.maximumAttempts must be a whole number of at least 1, not ${attempts}.`,
+    );
+  }
+  return Object.freeze({ ...config, kind: 'tollgate-tool' as const });
+}

@@ -1,0 +1,247 @@
+/**
+ * Starts a local Temporal dev server (`temporal server start-dev`) backed by a SQLite file.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from '../client/search-attributes.js';
+import { TollgateError } from '../common/errors.js';
+import { DEFAULT_NAMESPACE, SEARCH_ATTRIBUTES } from '../common/wire.js';
+import { findTemporalCli } from './temporal-cli.js';
+
+/** Options for {@link startDevServer}. */
+export interface DevServerOptions {
+  /** Frontend gRPC port. Default: a free port, chosen by binding `127.0.0.1:0`. */
+  port?: number;
+  /** Web UI port. Default: another free port. */
+  uiPort?: number;
+  /**
+   * SQLite file holding the server's state; restarting on the same file keeps workflows.
+   * Default: `.tollgate/dev-server.db` under `process.cwd()`. Its directory is created.
+   */
+  dbFile?: string;
+  /** Namespace created at launch and checked for readiness. Default: `'default'`. */
+  namespace?: string;
+  /** Receives the server's output lines and CLI install progress. Default: output is dropped. */
+  log?: (line: string) => void;
+  /** Path of the `temporal` CLI. Default: found (or installed) by `findTemporalCli`. */
+  cliPath?: string;
+  /** How long to wait for the server to answer before giving up. Default: `60000` ms. */
+  startTimeoutMs?: number;
+  /** Server log level: `debug`, `info`, `warn`, `error` or `never`. Default: `'warn'`. */
+  logLevel?: string;
+}
+
+/** A running dev server. */
+export interface DevServer {
+  /** Frontend gRPC address, `127.0.0.1:<port>`. */
+  address: string;
+  namespace: string;
+  /** Web UI, `http://127.0.0.1:<uiPort>`. */
+  uiUrl: string;
+  /** Absolute path of the SQLite state file. */
+  dbFile: string;
+  pid: number;
+  /** Stops the server (SIGTERM, then SIGKILL after 10 s). Idempotent. */
+  stop(): Promise<void>;
+}
+
+const OUTPUT_TAIL_LINES = 20;
+const KILL_GRACE_MS = 10_000;
+const PROBE_INTERVAL_MS = 250;
+
+/**
+ * Starts `temporal server start-dev` on 127.0.0.1 with Tollgate's search attributes and resolves
+ * once the namespace answers. The server does not keep the Node process alive, and is sent
+ * SIGTERM when the process exits without calling `stop()`.
+ *
+ * @throws TollgateError `TEMPORAL_SERVER_START_FAILED` if the server exits or does not answer
+ *   within `startTimeoutMs`; `TEMPORAL_CLI_UNAVAILABLE` if no CLI can be found.
+ */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  const dbFile = resolve(options.dbFile ?? join(process.cwd(), '.tollgate', 'dev-server.db'));
+  await mkdir(dirname(dbFile), { recursive: true });
+  const cliPath =
+    options.cliPath ?? (await findTemporalCli(options.log ? { log: options.log } : {}));
+  const port = options.port ?? (await freePort());
+  const uiPort = options.uiPort ?? (await freePort([port]));
+  const address = `127.0.0.1:${port}`;
+
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--db-filename',
+    dbFile,
+    '--namespace',
+    namespace,
+    '--log-level',
+    options.logLevel ?? 'warn',
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap((a) => [
+      '--search-attribute',
+      `${a.name}=${a.type}`,
+    ]),
+  ];
+  const server = new ServerProcess(cliPath, args, options.log);
+  try {
+    await waitUntilReady(server, address, namespace, options.startTimeoutMs ?? 60_000);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return {
+    address,
+    namespace,
+    uiUrl: `http://127.0.0.1:${uiPort}`,
+    dbFile,
+    pid: server.pid,
+    stop: () => server.stop(),
+  };
+}
+
+/** The CLI child process, its recent output, and its shutdown. */
+class ServerProcess {
+  readonly pid: number;
+  private readonly child: ChildProcess;
+  private readonly tail: string[] = [];
+  private readonly exited: Promise<void>;
+  private exitDescription: string | undefined;
+  private stopping: Promise<void> | undefined;
+  // A sync kill is all an 'exit' handler may do; it stops orphaned servers outliving a crash.
+  private readonly killOnExit = () => this.child.kill('SIGTERM');
+
+  constructor(
+    cliPath: string,
+    args: string[],
+    private log?: (line: string) => void,
+  ) {
+    // Not detached, so the server shares the parent's process group and terminal signals.
+    this.child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => {
+      this.child.once('error', (error) => {
+        this.exitDescription = `could not be spawned: ${error.message}`;
+        resolve();
+      });
+      this.child.once('close', (code, signal) => {
+        this.exitDescription ??= `exited with ${signal ?? `code ${code}`}`;
+        process.off('exit', this.killOnExit);
+        resolve();
+      });
+    });
+    for (const stream of [this.child.stdout!, this.child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => this.record(line));
+    }
+    this.pid = this.child.pid ?? -1;
+    process.on('exit', this.killOnExit);
+    this.setKeepsParentAlive(false);
+  }
+
+  /** Why the process ended, or `undefined` while it runs. */
+  get exitReason(): string | undefined {
+    return this.exitDescription;
+  }
+
+  /** The last lines the server printed, for error messages. */
+  recentOutput(): string {
+    return this.tail.join('\n');
+  }
+
+  stop(): Promise<void> {
+    this.stopping ??= this.terminate();
+    return this.stopping;
+  }
+
+  private async terminate(): Promise<void> {
+    process.off('exit', this.killOnExit);
+    this.log = undefined; // shutdown chatter (poll failures) is noise, not news
+    if (this.exitDescription !== undefined) return;
+    // Keep the process alive until the server is really gone, or the SIGKILL would never run.
+    this.setKeepsParentAlive(true);
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), KILL_GRACE_MS);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  private record(line: string): void {
+    this.tail.push(line);
+    if (this.tail.length > OUTPUT_TAIL_LINES) this.tail.shift();
+    this.log?.(line);
+  }
+
+  private setKeepsParentAlive(keep: boolean): void {
+    for (const handle of [this.child, this.child.stdout, this.child.stderr]) {
+      const refable = handle as { ref?: () => void; unref?: () => void } | null;
+      if (keep) refable?.ref?.();
+      else refable?.unref?.();
+    }
+  }
+}
+
+/** Polls until the frontend answers and the namespace is registered, then ensures attributes. */
+async function waitUntilReady(
+  server: ServerProcess,
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    if (server.exitReason !== undefined) {
+      throw startFailed(`The temporal dev server ${server.exitReason} before it was ready`, server);
+    }
+    if (Date.now() > deadline) {
+      const reason = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw startFailed(
+        `The temporal dev server did not answer on ${address} within ${timeoutMs} ms${reason}`,
+        server,
+      );
+    }
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.workflowService.describeNamespace({ namespace });
+      await ensureSearchAttributes(connection, namespace);
+      return;
+    } catch (error) {
+      lastError = error;
+    } finally {
+      await connection?.close();
+    }
+    await sleep(PROBE_INTERVAL_MS);
+  }
+}
+
+function startFailed(message: string, server: ServerProcess): TollgateError {
+  return new TollgateError(
+    'TEMPORAL_SERVER_START_FAILED',
+    `${message}; its last output was:\n${server.recentOutput() || '(none)'}`,
+  );
+}
+
+/** A port that was free a moment ago; the OS picks it, `avoid` guards against a repeat. */
+async function freePort(avoid: number[] = []): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolvePort, reject) => {
+      const probe = createServer();
+      probe.once('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolvePort(port));
+      });
+    });
+    if (!avoid.includes(port)) return port;
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Locates (and, when allowed, installs) the `temporal` CLI that runs the local dev server.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import { TollgateError } from '../common/errors.js';
+
+const execFileAsync = promisify(execFile);
+
+/** The Go package and pinned version installed when no CLI is found. */
+export const TEMPORAL_CLI_PACKAGE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+const EXE_SUFFIX = process.platform === 'win32' ? '.exe' : '';
+
+/** Options for {@link findTemporalCli}. */
+export interface FindTemporalCliOptions {
+  /** Receives progress lines, including `go install` output. Default: written to stderr. */
+  log?: (line: string) => void;
+  /** Whether to `go install` the CLI when none is found. Default: `true`. */
+  install?: boolean;
+  /**
+   * Environment to search (`TEMPORAL_CLI`, `PATH`, `GOPATH`, `GOBIN`, `HOME`) and to run `go`
+   * with. Default: `process.env`. Mainly for tests that simulate a machine without the CLI.
+   */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** One `go install` per process, shared by concurrent callers. */
+let pendingInstall: Promise<string> | undefined;
+
+/**
+ * Returns the path of a `temporal` CLI binary. Looks at `$TEMPORAL_CLI`, then `PATH`, then
+ * Go's bin directories (`$GOBIN`, `$(go env GOPATH)/bin`); failing those, installs
+ * {@link TEMPORAL_CLI_PACKAGE} with `go install` unless `install` is `false`.
+ *
+ * @throws TollgateError `TEMPORAL_CLI_UNAVAILABLE` when `$TEMPORAL_CLI` is not an executable
+ *   file, or when no CLI is found and it cannot (or may not) be installed.
+ */
+export async function findTemporalCli(options: FindTemporalCliOptions = {}): Promise<string> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`[tollgate] ${line}\n`));
+
+  const explicit = env.TEMPORAL_CLI;
+  if (explicit) {
+    if (await isExecutableFile(explicit)) return explicit;
+    throw new TollgateError(
+      'TEMPORAL_CLI_UNAVAILABLE',
+      `TEMPORAL_CLI is set to "${explicit}", which is not an executable file; point it at a temporal binary or unset it.`,
+    );
+  }
+
+  const onPath = await findOnPath('temporal', env);
+  if (onPath) return onPath;
+
+  const go = await findOnPath('go', env);
+  const goBinDirs = await goBinDirectories(go, env);
+  for (const dir of goBinDirs) {
+    const candidate = join(dir, 'temporal' + EXE_SUFFIX);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+
+  if (options.install === false || !go) throw unavailable(go !== undefined);
+  const target = join(goBinDirs[0]!, 'temporal' + EXE_SUFFIX);
+  pendingInstall ??= installCli(go, target, env, log).finally(() => {
+    // Forget failures (and successes: the next lookup finds the binary) so a retry reinstalls.
+    pendingInstall = undefined;
+  });
+  return pendingInstall;
+}
+
+function unavailable(goFound: boolean): TollgateError {
+  const how = goFound
+    ? `run \`go install ${TEMPORAL_CLI_PACKAGE}\``
+    : `install Go (https://go.dev/dl/) and rerun, or run \`go install ${TEMPORAL_CLI_PACKAGE}\``;
+  return new TollgateError(
+    'TEMPORAL_CLI_UNAVAILABLE',
+    `No temporal CLI found on PATH or in Go's bin directory; ${how}, or set TEMPORAL_CLI to a temporal binary.`,
+  );
+}
+
+/** `$GOBIN` first (where `go install` writes when set), then the first GOPATH entry's bin. */
+async function goBinDirectories(go: string | undefined, env: NodeJS.ProcessEnv): Promise<string[]> {
+  let gobin = env.GOBIN ?? '';
+  let gopath = env.GOPATH ?? '';
+  if (go) {
+    try {
+      const { stdout } = await execFileAsync(go, ['env', 'GOBIN', 'GOPATH'], { env });
+      const [goEnvBin = '', goEnvPath = ''] = stdout.split(/\r?\n/);
+      gobin = goEnvBin.trim() || gobin;
+      gopath = goEnvPath.trim() || gopath;
+    } catch {
+      // A broken Go install still leaves the env-derived guesses below usable.
+    }
+  }
+  // Go's own default when GOPATH is unset.
+  const firstGopath = gopath.split(delimiter)[0] || join(env.HOME ?? homedir(), 'go');
+  return [...new Set([gobin, join(firstGopath, 'bin')].filter(Boolean))];
+}
+
+async function installCli(
+  go: string,
+  target: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<string> {
+  log(
+    `Installing the temporal CLI with \`go install ${TEMPORAL_CLI_PACKAGE}\`; this takes a few minutes the first time.`,
+  );
+  const tail: string[] = [];
+  const exitCode = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(go, ['install', TEMPORAL_CLI_PACKAGE], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      log(line);
+    });
+    child.once('error', reject);
+    child.once('close', resolve);
+  });
+  if (exitCode !== 0 || !(await isExecutableFile(target))) {
+    throw new TollgateError(
+      'TEMPORAL_CLI_UNAVAILABLE',
+      `\`go install ${TEMPORAL_CLI_PACKAGE}\` failed (exit code ${exitCode}); set TEMPORAL_CLI to a temporal binary instead. Last output:\n${tail.join('\n')}`,
+    );
+  }
+  log(`Installed the temporal CLI at ${target}.`);
+  return target;
+}
+
+async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name + EXE_SUFFIX);
+    if (await isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+async function isExecutableFile(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.X_OK);
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

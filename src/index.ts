@@ -1,0 +1,24 @@
+/** Public API of Tollgate. */
+export { Agent, type AgentConfig, type AgentDefaultOptions, type ToolApprovalPolicy } from './definitions/agent.js';
+export {
+  createTool,
+  type Tool,
+  type ToolConfig,
+  type ToolExecutionContext,
+  type ToolRetryOptions,
+  type ApprovalPredicateContext,
+  type SuspendSignal,
+} from './definitions/create-tool.js';
+export { Tollgate, type TollgateOptions, type TemporalOptions } from './runtime.js';
+export { AgentClient } from './client/agent-client.js';
+export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';
+export type { AgentOutput, StepOutput } from './client/agent-output.js';
+export type { RunOptions, DecisionOptions, ResumeOptions, Messages } from './client/run-options.js';
+export { TollgateError, isTollgateError, type TollgateErrorCode } from './common/errors.js';
+export type { Chunk, ChunkType, ChunkPayloads, FinishReason, Usage, ToolCallRef } from './common/chunks.js';
+export type { PendingToolCall, DecisionInput, AppliedDecision, DecidedBy } from './common/run-types.js';
+export type { JsonValue, JsonObject } from './common/json.js';
+export { toolCallFingerprint } from './common/fingerprint.js';
+export { canonicalJson } from './common/json.js';
+export { AGENT_RUN_WORKFLOW, DEFAULT_TASK_QUEUE, SIGNALS, UPDATES, QUERIES, SEARCH_ATTRIBUTES } from './common/wire.js';
+export { startDevServer, findTemporalCli, type DevServer, type DevServerOptions } from './devserver/index.js';

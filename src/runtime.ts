@@ -1,0 +1,140 @@
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { AgentRegistry } from './activities/agent-registry.js';
+import { RequestPolicyRegistry } from './activities/request-policy.js';
+import { AgentClient } from './client/agent-client.js';
+import { ensureSearchAttributes } from './client/search-attributes.js';
+import { TollgateError } from './common/errors.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
+import type { Agent } from './definitions/agent.js';
+import { liveBus } from './live/live-bus.js';
+import { createAgentWorker, createPolicyWorker } from './worker.js';
+
+export interface TemporalOptions {
+  /** Frontend address. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
+  address?: string;
+  /** Default `TEMPORAL_NAMESPACE` or `default`. */
+  namespace?: string;
+  /** Task queue of agent runs. Default `tollgate`. */
+  taskQueue?: string;
+}
+
+export interface TollgateOptions {
+  /** Agents this process hosts; omit in a process that only starts and steers runs. */
+  agents?: Record<string, Agent>;
+  temporal?: TemporalOptions;
+}
+
+interface RunningWorker {
+  worker: Worker;
+  running: Promise<void>;
+}
+
+/** Connects agents to Temporal: hosts their runs (`startWorker`) and steers runs by agent id (`getAgent`). */
+export class Tollgate {
+  readonly address: string;
+  readonly namespace: string;
+  readonly taskQueue: string;
+  private readonly agents: AgentRegistry;
+  private readonly policies = new RequestPolicyRegistry();
+  private readonly policyQueue = `${DEFAULT_TASK_QUEUE}-policy-${randomUUID()}`;
+  private clientPromise: Promise<Client> | undefined;
+  private nativeConnection: Promise<NativeConnection> | undefined;
+  private agentWorker: RunningWorker | undefined;
+  private policyWorker: Promise<RunningWorker> | undefined;
+  private closed = false;
+
+  constructor(options: TollgateOptions = {}) {
+    this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
+    this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
+    this.namespace = options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
+    this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
+  }
+
+  /** Starts the worker that runs this process's agents; resolves once it polls. */
+  async startWorker(): Promise<void> {
+    this.assertOpen();
+    if (this.agentWorker) return;
+    if (this.agents.size === 0) {
+      throw new TollgateError('INVALID_OPTIONS', 'startWorker() needs agents: pass them as new Tollgate({ agents }).');
+    }
+    const client = await this.client();
+    await ensureSearchAttributes(client.connection as Connection, this.namespace);
+    const worker = await createAgentWorker({
+      connection: await this.native(),
+      namespace: this.namespace,
+      taskQueue: this.taskQueue,
+      agents: this.agents,
+      client,
+      bus: liveBus,
+    });
+    this.agentWorker = { worker, running: worker.run() };
+    this.agentWorker.running.catch((error: unknown) => console.error('[tollgate] agent worker stopped:', error));
+  }
+
+  /** A handle on the agent's runs. The agent's code need not live in this process. */
+  getAgent(agentId: string): AgentClient {
+    this.assertOpen();
+    if (typeof agentId !== 'string' || agentId === '') {
+      throw new TollgateError('INVALID_OPTIONS', 'getAgent() needs an agent id.');
+    }
+    return new AgentClient(agentId, {
+      client: () => this.client(),
+      taskQueue: this.taskQueue,
+      bus: liveBus,
+      holdPolicy: async (runId, policy) => {
+        this.policies.register(runId, policy);
+        await this.startPolicyWorker();
+        return this.policyQueue;
+      },
+      releasePolicy: (runId) => this.policies.forget(runId),
+    });
+  }
+
+  /** Stops the workers (letting running activities finish) and closes connections. Runs go on. */
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter((w) => w !== undefined);
+    for (const { worker } of workers) {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    }
+    await Promise.allSettled(workers.map((w) => w.running));
+    await (await this.nativeConnection?.catch(() => undefined))?.close();
+    await (await this.clientPromise?.catch(() => undefined))?.connection.close();
+  }
+
+  /** The Temporal client of this runtime, connected on first use. */
+  client(): Promise<Client> {
+    this.assertOpen();
+    this.clientPromise ??= Connection.connect({ address: this.address }).then(
+      (connection) => new Client({ connection, namespace: this.namespace }),
+    );
+    return this.clientPromise;
+  }
+
+  private native(): Promise<NativeConnection> {
+    this.nativeConnection ??= NativeConnection.connect({ address: this.address });
+    return this.nativeConnection;
+  }
+
+  private startPolicyWorker(): Promise<RunningWorker> {
+    this.policyWorker ??= (async () => {
+      const worker = await createPolicyWorker({
+        connection: await this.native(),
+        namespace: this.namespace,
+        taskQueue: this.policyQueue,
+        policies: this.policies,
+      });
+      const running = worker.run();
+      running.catch((error: unknown) => console.error('[tollgate] policy worker stopped:', error));
+      return { worker, running };
+    })();
+    return this.policyWorker;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new TollgateError('INVALID_OPTIONS', 'This Tollgate was shut down; create a new one.');
+  }
+}

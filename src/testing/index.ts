@@ -1,0 +1,2 @@
+/** Test helpers for agents built on Tollgate: `import { scriptedModel } from 'tollgate/testing'`. */
+export { scriptedModel, type ScriptedModel, type ScriptedTurn, type TurnPicker } from './scripted-model.js';

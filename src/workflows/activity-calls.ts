@@ -1,0 +1,79 @@
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { TollgateActivities } from '../activities/index.js';
+import type { RequestPolicyActivities } from '../activities/request-policy.js';
+import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import type {
+  AgentManifest,
+  EvaluateGatesInput,
+  ExecuteToolInput,
+  ExecuteToolOutput,
+  GateVerdict,
+  ModelStepInput,
+  ModelStepOutput,
+  ToolManifest,
+} from '../common/run-types.js';
+
+/** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
+const NON_RETRYABLE = [
+  FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND',
+  FAILURE_TYPE_PREFIX + 'INVALID_AGENT',
+  FAILURE_TYPE_PREFIX + 'INVALID_TOOL',
+];
+
+const CONTROL: ActivityOptions = {
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+// A model step heartbeats while it streams, so a crashed worker is noticed within a minute.
+const MODEL: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+};
+
+const control = proxyActivities<TollgateActivities>(CONTROL);
+
+export function describeAgent(agentId: string): Promise<AgentManifest> {
+  return control.describeAgent.executeWithOptions({ ...CONTROL, summary: `describe agent ${agentId}` }, [agentId]);
+}
+
+export function modelStep(input: ModelStepInput): Promise<ModelStepOutput> {
+  return control.modelStep.executeWithOptions({ ...MODEL, summary: `model step ${input.step}` }, [input]);
+}
+
+export function executeTool(tool: ToolManifest, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+  return control.executeTool.executeWithOptions(
+    {
+      startToCloseTimeout: tool.timeoutMs,
+      retry: {
+        maximumAttempts: tool.retry.maximumAttempts,
+        initialInterval: tool.retry.initialIntervalMs,
+        nonRetryableErrorTypes: NON_RETRYABLE,
+      },
+      summary: `tool ${tool.name}`,
+    },
+    [input],
+  );
+}
+
+export function evaluateToolPolicies(input: EvaluateGatesInput): Promise<GateVerdict[]> {
+  return control.evaluateToolPolicies.executeWithOptions(
+    { ...CONTROL, summary: `approval policy (${input.source})` },
+    [input],
+  );
+}
+
+/**
+ * A request's policy function lives in the process that started the run, on its own task queue.
+ * If that process is gone, the activity times out and every call is gated (fail-safe).
+ */
+export function evaluateRequestPolicy(taskQueue: string, input: EvaluateGatesInput): Promise<GateVerdict[]> {
+  const options: ActivityOptions = {
+    taskQueue,
+    scheduleToCloseTimeout: '30 seconds',
+    retry: { maximumAttempts: 2 },
+    summary: 'approval policy (request)',
+  };
+  return proxyActivities<RequestPolicyActivities>(options).evaluateRequestPolicy.executeWithOptions(options, [input]);
+}

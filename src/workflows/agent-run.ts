@@ -1,0 +1,105 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { FinishReason } from '../common/chunks.js';
+import { TollgateError } from '../common/errors.js';
+import type { AgentManifest, ModelStepOutput, RunInput, RunResult } from '../common/run-types.js';
+import { describeAgent, modelStep } from './activity-calls.js';
+import { installHandlers } from './decisions.js';
+import { decideGates } from './gates.js';
+import { RunState } from './run-state.js';
+import { failureMessage, runToolCalls } from './tool-calls.js';
+
+/**
+ * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
+ * model stops or `maxSteps`. The history is the run's only snapshot.
+ */
+export async function agentRun(input: RunInput): Promise<RunResult> {
+  const state = new RunState(workflowInfo().workflowId);
+  installHandlers(state);
+  state.messages.push(...input.messages);
+  state.emit('start', {
+    agentId: input.agentId,
+    ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
+    ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
+  });
+  try {
+    const manifest = await describeAgent(input.agentId);
+    const result = await runSteps(state, input, manifest);
+    close(state, result.finishReason, 'completed');
+    return result;
+  } catch (error) {
+    await CancellationScope.nonCancellable(async () => fail(state, error));
+    throw error instanceof ActivityFailure ? asRunFailure(error) : error;
+  }
+}
+
+async function runSteps(state: RunState, input: RunInput, manifest: AgentManifest): Promise<RunResult> {
+  const maxSteps = input.maxSteps ?? manifest.maxSteps;
+  const gateContext = { runId: state.runId, manifest, policy: input.requestPolicy, requestContext: input.requestContext };
+  // Messages the worker has already seen: each step sends only what came after them, so history
+  // grows linearly with the conversation instead of quadratically.
+  let knownToWorker = 0;
+  let last: ModelStepOutput | undefined;
+  let step = 0;
+  while (step < maxSteps) {
+    step++;
+    state.emit('step-start', { step });
+    last = await modelStep({
+      runId: state.runId,
+      agentId: input.agentId,
+      step,
+      chunkOffset: state.chunks.length,
+      conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
+    });
+    for (const text of last.textDeltas) state.emit('text-delta', { text });
+    for (const call of last.toolCalls) {
+      state.emit('tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+    }
+    state.messages.push(...last.responseMessages);
+    knownToWorker = state.messages.length;
+    state.addUsage(last.usage);
+    state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
+    if (last.toolCalls.length === 0) break;
+    const gated = await decideGates(gateContext, last.toolCalls);
+    const results = await runToolCalls({ state, manifest, requestContext: input.requestContext }, last.toolCalls, gated);
+    state.messages.push({ role: 'tool', content: results as never });
+  }
+  return {
+    finishReason: last?.finishReason ?? 'stop',
+    text: last?.textDeltas.join('') ?? '',
+    steps: step,
+    usage: state.usage,
+  };
+}
+
+function close(state: RunState, finishReason: FinishReason, status: 'completed' | 'failed' | 'cancelled'): void {
+  state.emit('finish', { finishReason, usage: state.usage });
+  state.closed = true;
+  state.waiting.clear();
+  state.setStatus(status);
+}
+
+function fail(state: RunState, error: unknown): void {
+  const cancelled = isCancellation(error);
+  const message = cancelled
+    ? 'Run was cancelled'
+    : error instanceof ActivityFailure
+      ? failureMessage(error)
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  state.emit('error', { error: message });
+  close(state, 'error', cancelled ? 'cancelled' : 'failed');
+}
+
+/** Fails the run with the cause's own type (e.g. `tollgate.AGENT_NOT_FOUND`) so clients can map it. */
+function asRunFailure(error: ActivityFailure): ApplicationFailure {
+  const cause = error.cause;
+  const type = cause instanceof ApplicationFailure && TollgateError.codeOfFailureType(cause.type) ? cause.type! : 'tollgate.RUN_FAILED';
+  return ApplicationFailure.create({ type, message: failureMessage(error), nonRetryable: true, cause: error });
+}

@@ -1,0 +1,47 @@
+import type { DecisionInput } from '../common/run-types.js';
+
+type Checked = { ok: true; value: DecisionInput } | { ok: false; message: string };
+
+const FIELDS = new Set(['toolCallId', 'fingerprint', 'reason', 'decidedBy', 'resumeData']);
+
+/**
+ * Checks the shape of a decision as it arrives from any client (another language, the CLI, a
+ * hand-typed `--input`): the message names the first bad field.
+ */
+export function checkDecisionInput(raw: unknown): Checked {
+  if (raw === undefined || raw === null) return { ok: true, value: {} };
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    return { ok: false, message: `A decision must be a JSON object, not ${describe(raw)}.` };
+  }
+  const input = raw as Record<string, unknown>;
+  const unknownField = Object.keys(input).find((key) => !FIELDS.has(key));
+  if (unknownField !== undefined) {
+    return {
+      ok: false,
+      message: `Unknown decision field "${unknownField}"; allowed: ${[...FIELDS].join(', ')}.`,
+    };
+  }
+  for (const field of ['toolCallId', 'fingerprint', 'reason'] as const) {
+    const value = input[field];
+    if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
+      return { ok: false, message: `Decision field "${field}" must be a non-empty string, not ${describe(value)}.` };
+    }
+  }
+  const decidedBy = input.decidedBy;
+  if (decidedBy !== undefined) {
+    const by = decidedBy as Record<string, unknown>;
+    if (typeof decidedBy !== 'object' || decidedBy === null || typeof by.id !== 'string' || by.id === '') {
+      return { ok: false, message: 'Decision field "decidedBy" must be { id: string, roles?: string[] }.' };
+    }
+    if (by.roles !== undefined && !(Array.isArray(by.roles) && by.roles.every((r) => typeof r === 'string'))) {
+      return { ok: false, message: 'Decision field "decidedBy.roles" must be an array of strings.' };
+    }
+  }
+  return { ok: true, value: input as DecisionInput };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? JSON.stringify(value) : `a ${typeof value}`;
+}

@@ -1,0 +1,162 @@
+import {
+  ApplicationFailure,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  log,
+  setHandler,
+} from '@temporalio/workflow';
+import { FAILURE_TYPE_PREFIX, type TollgateErrorCode } from '../common/errors.js';
+import type { ChunkSlice } from '../common/chunks.js';
+import type { JsonValue } from '../common/json.js';
+import type {
+  AppliedDecision,
+  DecisionInput,
+  DecisionKind,
+  PendingToolCall,
+} from '../common/run-types.js';
+import { QUERIES, SIGNALS, UPDATES } from '../common/wire.js';
+import { checkDecisionInput } from './decision-input.js';
+import { validateAgainstSchema } from './json-schema-check.js';
+import type { Decision, RunState, WaitingCall } from './run-state.js';
+
+type Verdict =
+  | { ok: true; call: WaitingCall; decision: Decision }
+  | { ok: false; code: TollgateErrorCode; message: string };
+
+const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
+  approve: 'approve',
+  decline: 'approve',
+  resume: 'resume',
+};
+
+/**
+ * Decides whether a decision may be applied, without changing anything. The update validators
+ * and the signal handlers share it, so both paths enforce the same rules (SPEC §5).
+ */
+export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown): Verdict {
+  const input = checkDecisionInput(raw);
+  if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData } = input.value;
+  if (state.closed) {
+    return { ok: false, code: 'RUN_FINISHED', message: `Run ${state.runId} has finished; it takes no more decisions.` };
+  }
+  const call = toolCallId === undefined ? latestOfKind(state, kind) : state.waiting.get(toolCallId);
+  if (!call) return missingCall(state, kind, toolCallId);
+  if (call.kind !== KIND_OF_WAIT[kind]) {
+    const wanted = call.kind === 'approve' ? 'approve or decline' : 'resume';
+    return {
+      ok: false,
+      code: 'WRONG_DECISION_KIND',
+      message: `Tool call ${call.toolCallId} (${call.toolName}) waits for ${wanted}, not ${kind}.`,
+    };
+  }
+  if (fingerprint !== undefined && fingerprint !== call.fingerprint) {
+    return {
+      ok: false,
+      code: 'FINGERPRINT_MISMATCH',
+      message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
+    };
+  }
+  if (kind === 'resume') {
+    const problem = validateAgainstSchema(call.resumeSchema, resumeData ?? null);
+    if (problem) {
+      return {
+        ok: false,
+        code: 'INVALID_RESUME_DATA',
+        message: `Resume data for tool call ${call.toolCallId} (${call.toolName}) is invalid: ${problem}.`,
+      };
+    }
+  }
+  const decision: Decision = {
+    kind,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(decidedBy !== undefined ? { decidedBy } : {}),
+    ...(resumeData !== undefined ? { resumeData } : {}),
+  };
+  return { ok: true, call, decision };
+}
+
+function latestOfKind(state: RunState, kind: DecisionKind): WaitingCall | undefined {
+  return state.latestWaiting(KIND_OF_WAIT[kind]);
+}
+
+function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | undefined): Verdict {
+  if (toolCallId === undefined) {
+    const other = state.latestWaiting();
+    if (other) {
+      const wanted = other.kind === 'approve' ? 'approve or decline' : 'resume';
+      return {
+        ok: false,
+        code: 'WRONG_DECISION_KIND',
+        message: `No tool call in run ${state.runId} waits for ${kind}; ${other.toolCallId} (${other.toolName}) waits for ${wanted}.`,
+      };
+    }
+    return { ok: false, code: 'NO_PENDING_TOOL_CALL', message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.` };
+  }
+  if (state.decided.has(toolCallId)) {
+    return { ok: false, code: 'TOOL_CALL_ALREADY_DECIDED', message: `Tool call ${toolCallId} was already decided; a decision is applied at most once.` };
+  }
+  const waiting = [...state.waiting.keys()];
+  return {
+    ok: false,
+    code: 'TOOL_CALL_NOT_PENDING',
+    message: `Tool call ${toolCallId} is not waiting in run ${state.runId}; waiting: ${waiting.length > 0 ? waiting.join(', ') : 'none'}.`,
+  };
+}
+
+function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FAILURE_TYPE_PREFIX + verdict.code,
+    message: verdict.message,
+    nonRetryable: true,
+  });
+}
+
+const chunksQuery = defineQuery<ChunkSlice, [{ offset: number; limit?: number }]>(QUERIES.chunks);
+const conversationQuery = defineQuery<JsonValue[], [{ upTo: number }]>(QUERIES.conversation);
+const pendingQuery = defineQuery<PendingToolCall[]>(QUERIES.pendingToolCalls);
+
+/** Default and largest slice the chunk query returns. */
+const MAX_SLICE = 1000;
+
+/** Installs the run's signals, updates and queries (SPEC §8). */
+export function installHandlers(state: RunState): void {
+  for (const kind of ['approve', 'decline', 'resume'] as const) {
+    setHandler(defineSignal<[DecisionInput]>(SIGNALS[kind]), (input) => {
+      const verdict = judgeDecision(state, kind, input);
+      if (verdict.ok) {
+        state.apply(verdict.call, verdict.decision);
+        return;
+      }
+      // Signals cannot answer; the refusal is kept for audit and the run is unchanged.
+      state.rejected.push({ kind, code: verdict.code, message: verdict.message });
+      log.warn('Decision signal refused', { kind, code: verdict.code, message: verdict.message });
+    });
+    setHandler(
+      defineUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind]),
+      (input) => {
+        const verdict = judgeDecision(state, kind, input);
+        if (!verdict.ok) throw refuse(verdict);
+        return state.apply(verdict.call, verdict.decision);
+      },
+      {
+        validator: (input) => {
+          const verdict = judgeDecision(state, kind, input);
+          if (!verdict.ok) throw refuse(verdict);
+        },
+      },
+    );
+  }
+  setHandler(chunksQuery, ({ offset, limit }) =>
+    state.slice(offset, Math.min(limit ?? MAX_SLICE, MAX_SLICE)),
+  );
+  setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
+  setHandler(pendingQuery, () => state.pendingToolCalls());
+}
+
+const UPDATE_OF: Record<DecisionKind, string> = {
+  approve: UPDATES.approveToolCall,
+  decline: UPDATES.declineToolCall,
+  resume: UPDATES.resumeToolCall,
+};

@@ -1,0 +1,2 @@
+/** Workflow entry point: the only file the worker bundles. Sandbox-safe code only. */
+export { agentRun } from './agent-run.js';

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Agent, createTool, Tollgate, type Chunk, type Tool, type ToolExecutionContext } from '../../src/index.js';
+import type { AgentStream } from '../../src/client/agent-stream.js';
+import { scriptedModel, type ScriptedTurn, type TurnPicker } from '../../src/testing/scripted-model.js';
+
+/** A unique task queue per test, so runs of one test never reach another test's worker. */
+export function uniqueQueue(name: string): string {
+  return `test-${name}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Starts a Tollgate hosting `agents` on a fresh task queue; `close()` shuts it down. */
+export async function hostAgents(agents: Agent[], name = 'run'): Promise<Tollgate> {
+  const tollgate = new Tollgate({
+    agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
+    temporal: { taskQueue: uniqueQueue(name) },
+  });
+  await tollgate.startWorker();
+  return tollgate;
+}
+
+export interface Execution {
+  input: unknown;
+  idempotencyKey: string;
+  resumeData: unknown;
+}
+
+/** A tool that records each execution, for asserting "ran once" and "never ran". */
+export function recordingTool(
+  id: string,
+  options: { requireApproval?: Tool['requireApproval']; result?: (input: { id: string }) => unknown } = {},
+): { tool: Tool; executions: Execution[] } {
+  const executions: Execution[] = [];
+  const tool = createTool({
+    id,
+    description: `Test tool ${id}`,
+    inputSchema: z.object({ id: z.string() }),
+    ...(options.requireApproval !== undefined ? { requireApproval: options.requireApproval } : {}),
+    execute: async (input: { id: string }, context: ToolExecutionContext) => {
+      executions.push({ input, idempotencyKey: context.idempotencyKey, resumeData: context.agent.resumeData });
+      return options.result ? options.result(input) : { done: id, id: input.id };
+    },
+  });
+  return { tool, executions };
+}
+
+export function testAgent(id: string, tools: Tool[], script: ScriptedTurn[] | TurnPicker, defaultOptions?: Agent['defaultOptions']) {
+  const model = scriptedModel(script, id);
+  const agent = new Agent({
+    id,
+    instructions: 'You are a test agent.',
+    model,
+    tools: Object.fromEntries(tools.map((tool) => [tool.id, tool])),
+    ...(defaultOptions ? { defaultOptions } : {}),
+  });
+  return { agent, model };
+}
+
+export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
+  const chunks: Chunk[] = [];
+  for await (const chunk of stream.fullStream) chunks.push(chunk);
+  return chunks;
+}
+
+export function typesOf(chunks: Chunk[]): string[] {
+  return chunks.map((chunk) => chunk.type);
+}
+
+export function uniqueId(prefix: string): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
