@@ -44,6 +44,7 @@ export class Tollgate {
   private agentWorker: RunningWorker | undefined;
   private policyWorker: Promise<RunningWorker> | undefined;
   private closed = false;
+  private readonly lifetime = new AbortController();
 
   constructor(options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
@@ -83,6 +84,7 @@ export class Tollgate {
       client: () => this.client(),
       taskQueue: this.taskQueue,
       bus: liveBus,
+      lifetime: this.lifetime.signal,
       holdPolicy: async (runId, policy) => {
         this.policies.register(runId, policy);
         await this.startPolicyWorker();
@@ -96,6 +98,7 @@ export class Tollgate {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.lifetime.abort();
     const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter((w) => w !== undefined);
     for (const { worker } of workers) {
       if (worker.getState() === 'RUNNING') worker.shutdown();

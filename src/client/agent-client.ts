@@ -18,6 +18,8 @@ export interface AgentClientContext {
   client(): Promise<Client>;
   taskQueue: string;
   bus: LiveBus;
+  /** Aborted when the runtime shuts down: streams stop following their runs. */
+  lifetime: AbortSignal;
   /** Keeps a request's policy function in this process; returns the task queue that serves it. */
   holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
   releasePolicy(runId: string): void;
@@ -116,6 +118,11 @@ export class AgentClient {
       throw new TollgateError('INVALID_OPTIONS', 'observe needs { runId: string, offset?: a whole number ≥ 0 }.');
     }
     const client = await this.context.client();
+    try {
+      await client.workflow.getHandle(options.runId).describe();
+    } catch (error) {
+      throw await toTollgateError(error, options.runId);
+    }
     return this.follow(client, options.runId, offset, new LiveSubscription(this.context.bus, options.runId));
   }
 
@@ -151,7 +158,7 @@ export class AgentClient {
   }
 
   private follow(client: Client, runId: string, offset: number, live: LiveSubscription): AgentStream {
-    const stream = new AgentStream(runId, offset, tailRun(client, runId, offset, live), async () => latest(await this.pendingToolCalls(runId)));
+    const stream = new AgentStream(runId, offset, tailRun(client, runId, offset, live, this.context.lifetime), async () => latest(await this.pendingToolCalls(runId)));
     stream.finishReason.then(
       (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),
       () => undefined,

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Chunk, ChunkSlice } from '../common/chunks.js';
 import { QUERIES } from '../common/wire.js';
 import type { LiveBus, LiveChunk } from '../live/live-bus.js';
+import { TollgateError } from '../common/errors.js';
 import { toTollgateError } from './errors.js';
 
 /** Longest wait between two reads of the chunk log when nothing signals a change. */
@@ -40,16 +41,28 @@ export class LiveSubscription {
  * workflow's log (a query) is the truth; a history long-poll says when it may have grown, and
  * in-process live deltas fill the gap while a model step streams.
  */
-export async function* tailRun(client: Client, runId: string, offset: number, live: LiveSubscription): AsyncGenerator<Chunk> {
+export async function* tailRun(
+  client: Client,
+  runId: string,
+  offset: number,
+  live: LiveSubscription,
+  lifetime: AbortSignal,
+): AsyncGenerator<Chunk> {
   const handle = client.workflow.getHandle(runId);
   const changes = new ChangeSignal();
   live.onChunk = () => changes.notify();
   const watcher = new AbortController();
+  const stop = () => watcher.abort();
+  lifetime.addEventListener('abort', stop);
   const watching = watchHistory(client, runId, watcher.signal, () => changes.notify());
+  watcher.signal.addEventListener('abort', () => changes.notify());
   let next = offset;
   try {
     for (;;) {
-      const slice = await readLog(handle, next);
+      if (lifetime.aborted) {
+        throw new TollgateError('SHUT_DOWN', `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`);
+      }
+      const slice = await client.connection.withAbortSignal(watcher.signal, () => readLog(handle, next));
       for (const chunk of slice.chunks) {
         next++;
         yield chunk;
@@ -63,6 +76,7 @@ export async function* tailRun(client: Client, runId: string, offset: number, li
       await changes.wait(IDLE_READ_MS);
     }
   } finally {
+    lifetime.removeEventListener('abort', stop);
     watcher.abort();
     live.close();
     await watching;

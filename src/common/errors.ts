@@ -18,7 +18,7 @@ export const TOLLGATE_ERROR_CODES = [
   'INVALID_AGENT',
   'TEMPORAL_CLI_UNAVAILABLE',
   'TEMPORAL_SERVER_START_FAILED',
-  'WORKER_NOT_STARTED',
+  'SHUT_DOWN',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -10,10 +10,10 @@ export function uniqueQueue(name: string): string {
 }
 
 /** Starts a Tollgate hosting `agents` on a fresh task queue; `close()` shuts it down. */
-export async function hostAgents(agents: Agent[], name = 'run'): Promise<Tollgate> {
+export async function hostAgents(agents: Agent[], name = 'run', taskQueue = uniqueQueue(name)): Promise<Tollgate> {
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
-    temporal: { taskQueue: uniqueQueue(name) },
+    temporal: { taskQueue },
   });
   await tollgate.startWorker();
   return tollgate;
