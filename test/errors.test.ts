@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { Agent, createTool, type Tollgate } from '../src/index.js';
+import { scriptedModel } from '../src/testing/index.js';
+import { hostAgents, recordingTool, testAgent } from './support/harness.js';
+
+describe('definitions reject bad input with a typed error naming the problem', () => {
+  const execute = async () => 'ok';
+
+  it('refuses a tool name models cannot use', () => {
+    expect(() => createTool({ id: 'delete record', inputSchema: z.object({}), execute })).toThrow(
+      expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('"delete record"') }),
+    );
+  });
+
+  it('refuses a tool without execute or schema, and a bad retry setting', () => {
+    expect(() => createTool({ id: 'x', inputSchema: z.object({}) } as never)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('execute') }));
+    expect(() => createTool({ id: 'x', execute } as never)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('inputSchema') }));
+    expect(() => createTool({ id: 'x', inputSchema: z.object({}), execute, retry: { maximumAttempts: 0 } })).toThrow(
+      expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('maximumAttempts') }),
+    );
+  });
+
+  it('refuses agents with duplicate tool names, bad ids or bad defaults', () => {
+    const one = recordingTool('same').tool;
+    const two = recordingTool('same').tool;
+    const model = scriptedModel([]);
+    expect(() => new Agent({ id: 'a', model, tools: { one, two } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('"same"') }));
+    expect(() => new Agent({ id: 'has space', model })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT' }));
+    expect(() => new Agent({ id: 'a', model, defaultOptions: { maxSteps: 0 } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('maxSteps') }));
+    expect(() => new Agent({ id: 'a', model, tools: { bad: {} as never } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('tools.bad') }));
+  });
+});
+
+describe('runs that cannot proceed fail visibly', () => {
+  const { agent } = testAgent('known-agent', [], [{ text: 'hello' }]);
+  let tollgate: Tollgate;
+
+  beforeAll(async () => {
+    tollgate = await hostAgents([agent], 'errors');
+  });
+  afterAll(async () => {
+    await tollgate.shutdown();
+  });
+
+  it('ends a run of an agent the worker does not host with an error naming the hosted agents', async () => {
+    const output = await tollgate.getAgent('ghost-agent').generate('hello?');
+    expect(output.finishReason).toBe('error');
+    expect(output.error).toMatch(/"ghost-agent" is not hosted.*known-agent/);
+    const handle = (await tollgate.client()).workflow.getHandle(output.runId);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+  });
+
+  it('rejects a caller-chosen runId that is already taken, leaving the first run intact', async () => {
+    const first = await tollgate.getAgent('known-agent').generate('hi', { runId: `taken-${Date.now()}` });
+    expect(first.finishReason).toBe('stop');
+    await expect(tollgate.getAgent('known-agent').generate('hi', { runId: first.runId })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining(first.runId),
+    });
+    const observed = await tollgate.getAgent('known-agent').observe({ runId: first.runId });
+    expect(await observed.text).toBe('hello');
+  });
+});
