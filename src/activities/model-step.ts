@@ -37,6 +37,8 @@ export async function runModelStep(deps: ModelStepDeps, input: ModelStepInput): 
     abortSignal: context.cancellationSignal,
     // Retries belong to the activity's policy, where Temporal records them.
     maxRetries: 0,
+    // Errors are rethrown from the stream below; the SDK's default handler would also print them.
+    onError: () => undefined,
   });
 
   const textDeltas: string[] = [];
