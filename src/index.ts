@@ -1,5 +1,10 @@
 /** Public API of Tollgate. */
-export { Agent, type AgentConfig, type AgentDefaultOptions, type ToolApprovalPolicy } from './definitions/agent.js';
+export {
+  Agent,
+  type AgentConfig,
+  type AgentDefaultOptions,
+  type ToolApprovalPolicy,
+} from './definitions/agent.js';
 export {
   createTool,
   type Tool,
@@ -15,10 +20,34 @@ export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/a
 export type { AgentOutput, StepOutput } from './client/agent-output.js';
 export type { RunOptions, DecisionOptions, ResumeOptions, Messages } from './client/run-options.js';
 export { TollgateError, isTollgateError, type TollgateErrorCode } from './common/errors.js';
-export type { Chunk, ChunkType, ChunkPayloads, FinishReason, Usage, ToolCallRef } from './common/chunks.js';
-export type { PendingToolCall, DecisionInput, AppliedDecision, DecidedBy } from './common/run-types.js';
+export type {
+  Chunk,
+  ChunkType,
+  ChunkPayloads,
+  FinishReason,
+  Usage,
+  ToolCallRef,
+} from './common/chunks.js';
+export type {
+  PendingToolCall,
+  DecisionInput,
+  AppliedDecision,
+  DecidedBy,
+} from './common/run-types.js';
 export type { JsonValue, JsonObject } from './common/json.js';
 export { toolCallFingerprint } from './common/fingerprint.js';
 export { canonicalJson } from './common/json.js';
-export { AGENT_RUN_WORKFLOW, DEFAULT_TASK_QUEUE, SIGNALS, UPDATES, QUERIES, SEARCH_ATTRIBUTES } from './common/wire.js';
-export { startDevServer, findTemporalCli, type DevServer, type DevServerOptions } from './devserver/index.js';
+export {
+  AGENT_RUN_WORKFLOW,
+  DEFAULT_TASK_QUEUE,
+  SIGNALS,
+  UPDATES,
+  QUERIES,
+  SEARCH_ATTRIBUTES,
+} from './common/wire.js';
+export {
+  startDevServer,
+  findTemporalCli,
+  type DevServer,
+  type DevServerOptions,
+} from './devserver/index.js';

@@ -49,7 +49,8 @@ export class Tollgate {
   constructor(options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
-    this.namespace = options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
+    this.namespace =
+      options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
   }
 
@@ -58,7 +59,10 @@ export class Tollgate {
     this.assertOpen();
     if (this.agentWorker) return;
     if (this.agents.size === 0) {
-      throw new TollgateError('INVALID_OPTIONS', 'startWorker() needs agents: pass them as new Tollgate({ agents }).');
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        'startWorker() needs agents: pass them as new Tollgate({ agents }).',
+      );
     }
     const client = await this.client();
     await ensureSearchAttributes(client.connection as Connection, this.namespace);
@@ -71,7 +75,9 @@ export class Tollgate {
       bus: liveBus,
     });
     this.agentWorker = { worker, running: worker.run() };
-    this.agentWorker.running.catch((error: unknown) => console.error('[tollgate] agent worker stopped:', error));
+    this.agentWorker.running.catch((error: unknown) =>
+      console.error('[tollgate] agent worker stopped:', error),
+    );
   }
 
   /** A handle on the agent's runs. The agent's code need not live in this process. */
@@ -99,7 +105,9 @@ export class Tollgate {
     if (this.closed) return;
     this.closed = true;
     this.lifetime.abort();
-    const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter((w) => w !== undefined);
+    const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(
+      (w) => w !== undefined,
+    );
     for (const { worker } of workers) {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     }
@@ -138,6 +146,7 @@ export class Tollgate {
   }
 
   private assertOpen(): void {
-    if (this.closed) throw new TollgateError('INVALID_OPTIONS', 'This Tollgate was shut down; create a new one.');
+    if (this.closed)
+      throw new TollgateError('INVALID_OPTIONS', 'This Tollgate was shut down; create a new one.');
   }
 }

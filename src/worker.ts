@@ -1,9 +1,17 @@
 import type { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  Worker,
+  type NativeConnection,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import type { AgentRegistry } from './activities/agent-registry.js';
 import { createActivities } from './activities/index.js';
-import { createRequestPolicyActivities, type RequestPolicyRegistry } from './activities/request-policy.js';
+import {
+  createRequestPolicyActivities,
+  type RequestPolicyRegistry,
+} from './activities/request-policy.js';
 import type { JsonValue } from './common/json.js';
 import { QUERIES } from './common/wire.js';
 import type { LiveBus } from './live/live-bus.js';
@@ -48,7 +56,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       agents: options.agents,
       bus: options.bus,
       readConversation: (runId, upTo) =>
-        client.workflow.getHandle(runId).query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo }),
+        client.workflow
+          .getHandle(runId)
+          .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo }),
     }),
   });
 }

@@ -4,7 +4,9 @@ import type { TurnPicker } from '../src/testing/index.js';
 import { chunksOf, hostAgents, recordingTool, testAgent, uniqueQueue } from './support/harness.js';
 
 const deleteThenStop: TurnPicker = (prompt) =>
-  prompt.at(-1)?.role === 'tool' ? { text: 'deleted' } : { text: 'On it.', toolCalls: [{ toolName: 'delete-record', args: { id: 'keep-me' } }] };
+  prompt.at(-1)?.role === 'tool'
+    ? { text: 'deleted' }
+    : { text: 'On it.', toolCalls: [{ toolName: 'delete-record', args: { id: 'keep-me' } }] };
 
 describe('a run parked while its worker goes away', () => {
   const queue = uniqueQueue('durability');
@@ -15,7 +17,11 @@ describe('a run parked while its worker goes away', () => {
 
   it('is approved from a process without agent code and completed by a fresh worker', async () => {
     const first = recordingTool('delete-record', { requireApproval: true });
-    const original = await hostAgents([testAgent('durable-agent', [first.tool], deleteThenStop).agent], 'durability', queue);
+    const original = await hostAgents(
+      [testAgent('durable-agent', [first.tool], deleteThenStop).agent],
+      'durability',
+      queue,
+    );
     opened.push(original);
     const stream = await original.getAgent('durable-agent').stream('Delete keep-me');
     const parked = await chunksOf(stream);
@@ -28,9 +34,15 @@ describe('a run parked while its worker goes away', () => {
     opened.push(steering);
 
     const second = recordingTool('delete-record', { requireApproval: true });
-    const fresh = await hostAgents([testAgent('durable-agent', [second.tool], deleteThenStop).agent], 'durability', queue);
+    const fresh = await hostAgents(
+      [testAgent('durable-agent', [second.tool], deleteThenStop).agent],
+      'durability',
+      queue,
+    );
     opened.push(fresh);
-    const approved = await steering.getAgent('durable-agent').approveToolCall({ runId: stream.runId });
+    const approved = await steering
+      .getAgent('durable-agent')
+      .approveToolCall({ runId: stream.runId });
     expect(await approved.finishReason).toBe('stop');
     expect(await approved.text).toBe('deleted');
     expect(first.executions).toHaveLength(0);
@@ -39,7 +51,15 @@ describe('a run parked while its worker goes away', () => {
     // Any process can replay the run's chunks: the whole run, then from the offset after the wait.
     const replay = await steering.getAgent('durable-agent').observe({ runId: stream.runId });
     expect((await chunksOf(replay)).map((c) => c.type)).toEqual(parked.map((c) => c.type));
-    const rest = await steering.getAgent('durable-agent').observe({ runId: stream.runId, offset: nextOffset });
-    expect((await chunksOf(rest)).map((c) => c.type)).toEqual(['tool-result', 'step-start', 'text-delta', 'step-finish', 'finish']);
+    const rest = await steering
+      .getAgent('durable-agent')
+      .observe({ runId: stream.runId, offset: nextOffset });
+    expect((await chunksOf(rest)).map((c) => c.type)).toEqual([
+      'tool-result',
+      'step-start',
+      'text-delta',
+      'step-finish',
+      'finish',
+    ]);
   });
 });

@@ -9,15 +9,33 @@ describe('definitions reject bad input with a typed error naming the problem', (
 
   it('refuses a tool name models cannot use', () => {
     expect(() => createTool({ id: 'delete record', inputSchema: z.object({}), execute })).toThrow(
-      expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('"delete record"') }),
+      expect.objectContaining({
+        code: 'INVALID_TOOL',
+        message: expect.stringContaining('"delete record"'),
+      }),
     );
   });
 
   it('refuses a tool without execute or schema, and a bad retry setting', () => {
-    expect(() => createTool({ id: 'x', inputSchema: z.object({}) } as never)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('execute') }));
-    expect(() => createTool({ id: 'x', execute } as never)).toThrow(expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('inputSchema') }));
-    expect(() => createTool({ id: 'x', inputSchema: z.object({}), execute, retry: { maximumAttempts: 0 } })).toThrow(
-      expect.objectContaining({ code: 'INVALID_TOOL', message: expect.stringContaining('maximumAttempts') }),
+    expect(() => createTool({ id: 'x', inputSchema: z.object({}) } as never)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_TOOL',
+        message: expect.stringContaining('execute'),
+      }),
+    );
+    expect(() => createTool({ id: 'x', execute } as never)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_TOOL',
+        message: expect.stringContaining('inputSchema'),
+      }),
+    );
+    expect(() =>
+      createTool({ id: 'x', inputSchema: z.object({}), execute, retry: { maximumAttempts: 0 } }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_TOOL',
+        message: expect.stringContaining('maximumAttempts'),
+      }),
     );
   });
 
@@ -25,10 +43,27 @@ describe('definitions reject bad input with a typed error naming the problem', (
     const one = recordingTool('same').tool;
     const two = recordingTool('same').tool;
     const model = scriptedModel([]);
-    expect(() => new Agent({ id: 'a', model, tools: { one, two } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('"same"') }));
-    expect(() => new Agent({ id: 'has space', model })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT' }));
-    expect(() => new Agent({ id: 'a', model, defaultOptions: { maxSteps: 0 } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('maxSteps') }));
-    expect(() => new Agent({ id: 'a', model, tools: { bad: {} as never } })).toThrow(expect.objectContaining({ code: 'INVALID_AGENT', message: expect.stringContaining('tools.bad') }));
+    expect(() => new Agent({ id: 'a', model, tools: { one, two } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_AGENT',
+        message: expect.stringContaining('"same"'),
+      }),
+    );
+    expect(() => new Agent({ id: 'has space', model })).toThrow(
+      expect.objectContaining({ code: 'INVALID_AGENT' }),
+    );
+    expect(() => new Agent({ id: 'a', model, defaultOptions: { maxSteps: 0 } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_AGENT',
+        message: expect.stringContaining('maxSteps'),
+      }),
+    );
+    expect(() => new Agent({ id: 'a', model, tools: { bad: {} as never } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_AGENT',
+        message: expect.stringContaining('tools.bad'),
+      }),
+    );
   });
 });
 
@@ -52,9 +87,13 @@ describe('runs that cannot proceed fail visibly', () => {
   });
 
   it('rejects a caller-chosen runId that is already taken, leaving the first run intact', async () => {
-    const first = await tollgate.getAgent('known-agent').generate('hi', { runId: `taken-${Date.now()}` });
+    const first = await tollgate
+      .getAgent('known-agent')
+      .generate('hi', { runId: `taken-${Date.now()}` });
     expect(first.finishReason).toBe('stop');
-    await expect(tollgate.getAgent('known-agent').generate('hi', { runId: first.runId })).rejects.toMatchObject({
+    await expect(
+      tollgate.getAgent('known-agent').generate('hi', { runId: first.runId }),
+    ).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
       message: expect.stringContaining(first.runId),
     });

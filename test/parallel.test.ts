@@ -7,7 +7,11 @@ import { chunksOf, hostAgents, recordingTool, testAgent } from './support/harnes
 const parallelThenReport: TurnPicker = (prompt) => {
   const last = prompt.at(-1);
   if (last?.role === 'tool') {
-    const names = last.content.map((part) => (part.type === 'tool-result' ? `${part.toolName}:${JSON.stringify((part.output as { value?: unknown }).value)}` : '?'));
+    const names = last.content.map((part) =>
+      part.type === 'tool-result'
+        ? `${part.toolName}:${JSON.stringify((part.output as { value?: unknown }).value)}`
+        : '?',
+    );
     return { text: `Got ${names.length} results: ${names.join(' | ')}` };
   }
   return {
@@ -23,7 +27,11 @@ describe('parallel tool calls in one step', () => {
   const charge = recordingTool('charge-card', { requireApproval: true });
   const email = recordingTool('send-email', { requireApproval: true });
   const lookup = recordingTool('lookup');
-  const { agent, model } = testAgent('parallel-agent', [charge.tool, email.tool, lookup.tool], parallelThenReport);
+  const { agent, model } = testAgent(
+    'parallel-agent',
+    [charge.tool, email.tool, lookup.tool],
+    parallelThenReport,
+  );
   let tollgate: Tollgate;
 
   beforeAll(async () => {
@@ -37,9 +45,13 @@ describe('parallel tool calls in one step', () => {
     const a = tollgate.getAgent('parallel-agent');
     const stream = await a.stream('Charge, e-mail and look up.');
     const chunks = await chunksOf(stream);
-    const approvals = chunks.filter((c) => c.type === 'tool-call-approval').map((c) => (c.payload as { toolCallId: string }).toolCallId);
+    const approvals = chunks
+      .filter((c) => c.type === 'tool-call-approval')
+      .map((c) => (c.payload as { toolCallId: string }).toolCallId);
     expect(approvals.sort()).toEqual(['call-A', 'call-B']);
-    expect(chunks.find((c) => c.type === 'tool-result')?.payload).toMatchObject({ toolCallId: 'call-C' });
+    expect(chunks.find((c) => c.type === 'tool-result')?.payload).toMatchObject({
+      toolCallId: 'call-C',
+    });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
     expect(await a.pendingToolCalls(stream.runId)).toEqual([
       expect.objectContaining({ toolCallId: 'call-A', requiresApproval: true }),
@@ -58,7 +70,11 @@ describe('parallel tool calls in one step', () => {
     expect(charge.executions).toHaveLength(0);
     const promptsBeforeA = model.prompts.length;
 
-    const afterA = await a.declineToolCall({ runId: stream.runId, toolCallId: 'call-A', reason: 'Too expensive' });
+    const afterA = await a.declineToolCall({
+      runId: stream.runId,
+      toolCallId: 'call-A',
+      reason: 'Too expensive',
+    });
     expect(await afterA.finishReason).toBe('stop');
     expect(charge.executions).toHaveLength(0);
     expect(email.executions).toHaveLength(1);

@@ -14,13 +14,19 @@ const callNamedTool: TurnPicker = (prompt) => {
 describe('approval rules (SPEC §5)', () => {
   const plain = recordingTool('plain');
   const predicateNo = recordingTool('predicate-no', { requireApproval: () => false });
-  const predicateYes = recordingTool('predicate-yes', { requireApproval: (args) => args.id === 'predicate-yes' });
+  const predicateYes = recordingTool('predicate-yes', {
+    requireApproval: (args) => args.id === 'predicate-yes',
+  });
   const predicateThrows = recordingTool('predicate-throws', {
     requireApproval: () => {
       throw new Error('policy bug');
     },
   });
-  const { agent } = testAgent('policy-agent', [plain.tool, predicateNo.tool, predicateYes.tool, predicateThrows.tool], callNamedTool);
+  const { agent } = testAgent(
+    'policy-agent',
+    [plain.tool, predicateNo.tool, predicateYes.tool, predicateThrows.tool],
+    callNamedTool,
+  );
   const byDefault = recordingTool('plain');
   const { agent: guarded } = testAgent('default-policy-agent', [byDefault.tool], callNamedTool, {
     requireToolApproval: ({ requestContext }) => requestContext.env === 'prod',
@@ -34,8 +40,11 @@ describe('approval rules (SPEC §5)', () => {
     await tollgate.shutdown();
   });
 
-  const run = (prompt: string, options: Parameters<ReturnType<Tollgate['getAgent']>['generate']>[1] = {}, agentId = 'policy-agent') =>
-    tollgate.getAgent(agentId).generate(prompt, options);
+  const run = (
+    prompt: string,
+    options: Parameters<ReturnType<Tollgate['getAgent']>['generate']>[1] = {},
+    agentId = 'policy-agent',
+  ) => tollgate.getAgent(agentId).generate(prompt, options);
 
   it('runs an ungated tool without asking', async () => {
     const output = await run('use plain');
@@ -60,7 +69,9 @@ describe('approval rules (SPEC §5)', () => {
     expect(output.finishReason).toBe('suspended');
     expect(seen).toEqual(['plain']);
     // Approving does not evaluate the policy again: the gate decision was recorded once.
-    const done = await tollgate.getAgent('policy-agent').approveToolCallGenerate({ runId: output.runId });
+    const done = await tollgate
+      .getAgent('policy-agent')
+      .approveToolCallGenerate({ runId: output.runId });
     expect(done.finishReason).toBe('stop');
     expect(seen).toEqual(['plain']);
   });
@@ -95,21 +106,34 @@ describe('approval rules (SPEC §5)', () => {
   });
 
   it('applies the agent default policy when the request sets none, with the request context', async () => {
-    const prod = await run('use plain', { requestContext: { env: 'prod' } }, 'default-policy-agent');
+    const prod = await run(
+      'use plain',
+      { requestContext: { env: 'prod' } },
+      'default-policy-agent',
+    );
     expect(prod.finishReason).toBe('suspended');
     const dev = await run('use plain', { requestContext: { env: 'dev' } }, 'default-policy-agent');
     expect(dev.finishReason).toBe('stop');
     expect(byDefault.executions).toHaveLength(1);
     // A request's boolean wins over the agent's default.
-    const forced = await run('use plain', { requestContext: { env: 'prod' }, requireToolApproval: false }, 'default-policy-agent');
+    const forced = await run(
+      'use plain',
+      { requestContext: { env: 'prod' }, requireToolApproval: false },
+      'default-policy-agent',
+    );
     expect(forced.finishReason).toBe('stop');
     expect(byDefault.executions).toHaveLength(2);
   });
 
   it('rejects bad run options with a typed error and starts nothing', async () => {
     const runId = uniqueId('bad-options');
-    await expect(run('use plain', { maxSteps: 0, runId })).rejects.toMatchObject({ name: 'TollgateError', code: 'INVALID_OPTIONS' });
+    await expect(run('use plain', { maxSteps: 0, runId })).rejects.toMatchObject({
+      name: 'TollgateError',
+      code: 'INVALID_OPTIONS',
+    });
     await expect(run('', {})).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-    await expect(tollgate.getAgent('policy-agent').observe({ runId })).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    await expect(tollgate.getAgent('policy-agent').observe({ runId })).rejects.toMatchObject({
+      code: 'RUN_NOT_FOUND',
+    });
   });
 });

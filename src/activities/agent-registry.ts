@@ -8,7 +8,10 @@ export class AgentRegistry {
   constructor(agents: Iterable<Agent>) {
     for (const agent of agents) {
       if (this.agents.has(agent.id)) {
-        throw new TollgateError('INVALID_AGENT', `Two agents have the id "${agent.id}"; agent ids must be unique.`);
+        throw new TollgateError(
+          'INVALID_AGENT',
+          `Two agents have the id "${agent.id}"; agent ids must be unique.`,
+        );
       }
       this.agents.set(agent.id, agent);
     }

@@ -27,7 +27,9 @@ function describeTool(tool: Tool): ToolManifest {
   return {
     name: tool.id,
     approval: approvalMode(tool.requireApproval),
-    resumeSchema: tool.resumeSchema ? JSON.stringify(z.toJSONSchema(tool.resumeSchema)) : EMPTY_OBJECT_SCHEMA,
+    resumeSchema: tool.resumeSchema
+      ? JSON.stringify(z.toJSONSchema(tool.resumeSchema))
+      : EMPTY_OBJECT_SCHEMA,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     retry: {
       maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,

@@ -11,13 +11,20 @@ const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
  * values; a throw is left to the tool's retry policy, and the workflow turns the last failure into
  * a tool error the model sees.
  */
-export async function runTool(agents: AgentRegistry, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+export async function runTool(
+  agents: AgentRegistry,
+  input: ExecuteToolInput,
+): Promise<ExecuteToolOutput> {
   const agent = agents.require(input.agentId);
   const { call } = input;
   const tool = agent.tools.get(call.toolName);
   if (!tool) return { kind: 'error', error: `Agent "${agent.id}" has no tool "${call.toolName}".` };
   const parsed = tool.inputSchema.safeParse(call.args);
-  if (!parsed.success) return { kind: 'error', error: `Invalid arguments for tool "${tool.id}": ${issues(parsed.error)}` };
+  if (!parsed.success)
+    return {
+      kind: 'error',
+      error: `Invalid arguments for tool "${tool.id}": ${issues(parsed.error)}`,
+    };
   const resume = checkResumeData(tool, input);
   if (!resume.ok) return { kind: 'error', error: resume.error };
 
@@ -26,8 +33,13 @@ export async function runTool(agents: AgentRegistry, input: ExecuteToolInput): P
   const context: ToolExecutionContext = {
     agent: {
       suspend: async (payload) => {
-        const checked = tool.suspendSchema ? tool.suspendSchema.safeParse(payload) : { success: true as const, data: payload };
-        if (!checked.success) throw new Error(`suspend() payload of tool "${tool.id}" is invalid: ${issues(checked.error)}`);
+        const checked = tool.suspendSchema
+          ? tool.suspendSchema.safeParse(payload)
+          : { success: true as const, data: payload };
+        if (!checked.success)
+          throw new Error(
+            `suspend() payload of tool "${tool.id}" is invalid: ${issues(checked.error)}`,
+          );
         suspended = true;
         suspendPayload = checked.data;
         return SUSPENDED;
@@ -45,18 +57,33 @@ export async function runTool(agents: AgentRegistry, input: ExecuteToolInput): P
   if (suspended) return { kind: 'suspended', suspendPayload: toJsonValue(suspendPayload) };
   if (tool.outputSchema) {
     const checked = tool.outputSchema.safeParse(output);
-    if (!checked.success) return { kind: 'error', error: `Tool "${tool.id}" returned an invalid result: ${issues(checked.error)}` };
+    if (!checked.success)
+      return {
+        kind: 'error',
+        error: `Tool "${tool.id}" returned an invalid result: ${issues(checked.error)}`,
+      };
   }
   return { kind: 'result', result: toJsonValue(output) };
 }
 
-function checkResumeData(tool: Tool, input: ExecuteToolInput): { ok: true; data: unknown } | { ok: false; error: string } {
-  if (input.resumeData === undefined || !tool.resumeSchema) return { ok: true, data: input.resumeData };
+function checkResumeData(
+  tool: Tool,
+  input: ExecuteToolInput,
+): { ok: true; data: unknown } | { ok: false; error: string } {
+  if (input.resumeData === undefined || !tool.resumeSchema)
+    return { ok: true, data: input.resumeData };
   const checked = tool.resumeSchema.safeParse(input.resumeData);
   if (checked.success) return { ok: true, data: checked.data };
-  return { ok: false, error: `Resume data for tool "${tool.id}" is invalid: ${issues(checked.error)}` };
+  return {
+    ok: false,
+    error: `Resume data for tool "${tool.id}" is invalid: ${issues(checked.error)}`,
+  };
 }
 
-function issues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
-  return error.issues.map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`).join('; ');
+function issues(error: {
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
+}): string {
+  return error.issues
+    .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
+    .join('; ');
 }

@@ -1,5 +1,10 @@
 import type { JsonValue } from '../common/json.js';
-import type { AgentManifest, EvaluateGatesInput, ExecuteToolInput, ModelStepInput } from '../common/run-types.js';
+import type {
+  AgentManifest,
+  EvaluateGatesInput,
+  ExecuteToolInput,
+  ModelStepInput,
+} from '../common/run-types.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { ConversationCache } from './conversation-cache.js';

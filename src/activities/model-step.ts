@@ -25,7 +25,10 @@ const DELTA_WINDOW_MS = 25;
  * One model call through the AI SDK, tools offered without `execute`: the workflow decides what
  * runs. Text deltas go live to in-process listeners and come back batched in the result.
  */
-export async function runModelStep(deps: ModelStepDeps, input: ModelStepInput): Promise<ModelStepOutput> {
+export async function runModelStep(
+  deps: ModelStepDeps,
+  input: ModelStepInput,
+): Promise<ModelStepOutput> {
   const agent = deps.agents.require(input.agentId);
   const messages = await conversation(deps, input);
   const context = Context.current();
@@ -51,24 +54,27 @@ export async function runModelStep(deps: ModelStepDeps, input: ModelStepInput): 
     if (pending === '') return;
     const offset = input.chunkOffset + textDeltas.length;
     textDeltas.push(pending);
-    deps.bus.publish(input.runId, { offset, chunk: makeChunk(input.runId, 'text-delta', { text: pending }) });
+    deps.bus.publish(input.runId, {
+      offset,
+      chunk: makeChunk(input.runId, 'text-delta', { text: pending }),
+    });
     pending = '';
     context.heartbeat();
   };
 
   try {
     for await (const part of result.fullStream) {
-    if (part.type === 'text-delta') {
-      pending += part.text;
-      timer ??= setTimeout(flush, DELTA_WINDOW_MS);
-    } else if (part.type === 'tool-call') {
-      flush();
-      toolCalls.push(toModelToolCall(part));
-    } else if (part.type === 'error') {
-      throw part.error instanceof Error ? part.error : new Error(String(part.error));
-    } else {
-      flush();
-    }
+      if (part.type === 'text-delta') {
+        pending += part.text;
+        timer ??= setTimeout(flush, DELTA_WINDOW_MS);
+      } else if (part.type === 'tool-call') {
+        flush();
+        toolCalls.push(toModelToolCall(part));
+      } else if (part.type === 'error') {
+        throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      } else {
+        flush();
+      }
     }
   } finally {
     flush();
@@ -87,7 +93,11 @@ export async function runModelStep(deps: ModelStepDeps, input: ModelStepInput): 
 
 async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {
   const { from, messages } = input.conversation;
-  const prefix = from === 0 ? [] : (deps.conversations.get(input.runId, from) ?? (await deps.readConversation(input.runId, from)));
+  const prefix =
+    from === 0
+      ? []
+      : (deps.conversations.get(input.runId, from) ??
+        (await deps.readConversation(input.runId, from)));
   return [...prefix, ...messages];
 }
 
@@ -99,7 +109,10 @@ function toolsForModel(agent: Agent): ToolSet {
   if (!tools) {
     tools = {};
     for (const [name, tool] of agent.tools) {
-      tools[name] = aiTool({ ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema });
+      tools[name] = aiTool({
+        ...(tool.description ? { description: tool.description } : {}),
+        inputSchema: tool.inputSchema,
+      });
     }
     toolSets.set(agent, tools);
   }
@@ -123,14 +136,23 @@ function toModelToolCall(part: ToolCallPart): ModelToolCall {
     fingerprint: toolCallFingerprint(part.toolName, args),
   };
   if (part.invalid) {
-    const reason = part.error instanceof Error ? part.error.message : 'the arguments do not match the tool';
+    const reason =
+      part.error instanceof Error ? part.error.message : 'the arguments do not match the tool';
     call.invalidReason = `Invalid call of tool "${part.toolName}": ${reason}`;
   }
   return call;
 }
 
-function usageOf(usage: { inputTokens?: number | undefined; outputTokens?: number | undefined; totalTokens?: number | undefined }): Usage {
+function usageOf(usage: {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  totalTokens?: number | undefined;
+}): Usage {
   const inputTokens = usage.inputTokens ?? 0;
   const outputTokens = usage.outputTokens ?? 0;
-  return { inputTokens, outputTokens, totalTokens: usage.totalTokens ?? inputTokens + outputTokens };
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage.totalTokens ?? inputTokens + outputTokens,
+  };
 }

@@ -27,7 +27,14 @@ export function createRequestPolicyActivities(registry: RequestPolicyRegistry) {
     async evaluateRequestPolicy(input: EvaluateGatesInput): Promise<GateVerdict[]> {
       const policy = registry.get(input.runId);
       return askEach(input.calls, (call) =>
-        policy ? () => policy({ toolName: call.toolName, args: call.args, requestContext: input.requestContext }) : undefined,
+        policy
+          ? () =>
+              policy({
+                toolName: call.toolName,
+                args: call.args,
+                requestContext: input.requestContext,
+              })
+          : undefined,
       );
     },
   };

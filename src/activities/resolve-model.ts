@@ -7,7 +7,10 @@ import { TollgateError } from '../common/errors.js';
  * OpenAI provider over the Chat Completions API, which OpenAI-compatible servers implement too
  * (`OPENAI_BASE_URL`); other strings need a model object.
  */
-export function resolveModel(model: LanguageModel, env: NodeJS.ProcessEnv = process.env): LanguageModel {
+export function resolveModel(
+  model: LanguageModel,
+  env: NodeJS.ProcessEnv = process.env,
+): LanguageModel {
   if (typeof model !== 'string') return model;
   const match = /^openai\/(.+)$/.exec(model);
   if (!match) {

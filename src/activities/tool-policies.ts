@@ -6,13 +6,18 @@ import { askEach } from './policies.js';
  * Evaluates the policies that live with the agent: a tool's `requireApproval` predicate, or the
  * agent's default `requireToolApproval` function. Runs on the worker hosting the agent.
  */
-export async function evaluateAgentPolicies(agents: AgentRegistry, input: EvaluateGatesInput): Promise<GateVerdict[]> {
+export async function evaluateAgentPolicies(
+  agents: AgentRegistry,
+  input: EvaluateGatesInput,
+): Promise<GateVerdict[]> {
   const agent = agents.require(input.agentId);
   const { requestContext, runId } = input;
   return askEach(input.calls, (call) => {
     if (input.source === 'agent') {
       const policy = agent.defaultOptions.requireToolApproval;
-      return typeof policy === 'function' ? () => policy({ toolName: call.toolName, args: call.args, requestContext }) : undefined;
+      return typeof policy === 'function'
+        ? () => policy({ toolName: call.toolName, args: call.args, requestContext })
+        : undefined;
     }
     const tool = agent.tools.get(call.toolName);
     const predicate = tool?.requireApproval;
@@ -20,7 +25,12 @@ export async function evaluateAgentPolicies(agents: AgentRegistry, input: Evalua
     return () => {
       const parsed = tool.inputSchema.safeParse(call.args);
       const args = parsed.success ? parsed.data : call.args;
-      return predicate(args, { toolName: call.toolName, runId, toolCallId: call.toolCallId, requestContext });
+      return predicate(args, {
+        toolName: call.toolName,
+        runId,
+        toolCallId: call.toolCallId,
+        requestContext,
+      });
     };
   });
 }

@@ -2,7 +2,14 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@t
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
-import type { AppliedDecision, DecisionInput, DecisionKind, PendingToolCall, RequestPolicy, RunInput } from '../common/run-types.js';
+import type {
+  AppliedDecision,
+  DecisionInput,
+  DecisionKind,
+  PendingToolCall,
+  RequestPolicy,
+  RunInput,
+} from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
@@ -10,7 +17,14 @@ import type { LiveBus } from '../live/live-bus.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, type SuspendPayload } from './agent-stream.js';
 import { toTollgateError } from './errors.js';
-import { checkDecision, checkRunInput, type DecisionOptions, type Messages, type ResumeOptions, type RunOptions } from './run-options.js';
+import {
+  checkDecision,
+  checkRunInput,
+  type DecisionOptions,
+  type Messages,
+  type ResumeOptions,
+  type RunOptions,
+} from './run-options.js';
 import { LiveSubscription, tailRun } from './run-tail.js';
 
 /** What an agent handle needs from the runtime that made it. */
@@ -67,14 +81,23 @@ export class AgentClient {
         typedSearchAttributes: [
           { key: SA_KEYS.agentId, value: this.agentId },
           { key: SA_KEYS.status, value: 'running' },
-          ...(opts.memory ? [{ key: SA_KEYS.threadId, value: opts.memory.thread }, { key: SA_KEYS.resourceId, value: opts.memory.resource }] : []),
+          ...(opts.memory
+            ? [
+                { key: SA_KEYS.threadId, value: opts.memory.thread },
+                { key: SA_KEYS.resourceId, value: opts.memory.resource },
+              ]
+            : []),
         ],
       });
     } catch (error) {
       live.close();
       this.context.releasePolicy(runId);
       if (error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError') {
-        throw new TollgateError('INVALID_OPTIONS', `A run with id "${runId}" already exists; choose another runId.`, { cause: error });
+        throw new TollgateError(
+          'INVALID_OPTIONS',
+          `A run with id "${runId}" already exists; choose another runId.`,
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -103,7 +126,9 @@ export class AgentClient {
     return collectOutput(await this.approveToolCall(options));
   }
 
-  async declineToolCallGenerate(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentOutput> {
+  async declineToolCallGenerate(
+    options: Omit<DecisionOptions, 'fingerprint'>,
+  ): Promise<AgentOutput> {
     return collectOutput(await this.declineToolCall(options));
   }
 
@@ -115,7 +140,10 @@ export class AgentClient {
   async observe(options: { runId: string; offset?: number }): Promise<AgentStream> {
     const offset = options?.offset ?? 0;
     if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
-      throw new TollgateError('INVALID_OPTIONS', 'observe needs { runId: string, offset?: a whole number ≥ 0 }.');
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        'observe needs { runId: string, offset?: a whole number ≥ 0 }.',
+      );
     }
     const client = await this.context.client();
     try {
@@ -123,20 +151,30 @@ export class AgentClient {
     } catch (error) {
       throw await toTollgateError(error, options.runId);
     }
-    return this.follow(client, options.runId, offset, new LiveSubscription(this.context.bus, options.runId));
+    return this.follow(
+      client,
+      options.runId,
+      offset,
+      new LiveSubscription(this.context.bus, options.runId),
+    );
   }
 
   /** The calls a run waits on, read from the run itself. */
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
     const client = await this.context.client();
     try {
-      return await client.workflow.getHandle(runId).query<PendingToolCall[]>(QUERIES.pendingToolCalls);
+      return await client.workflow
+        .getHandle(runId)
+        .query<PendingToolCall[]>(QUERIES.pendingToolCalls);
     } catch (error) {
       throw await toTollgateError(error, runId);
     }
   }
 
-  private async decide(kind: DecisionKind, options: DecisionOptions & { resumeData?: JsonValue }): Promise<AgentStream> {
+  private async decide(
+    kind: DecisionKind,
+    options: DecisionOptions & { resumeData?: JsonValue },
+  ): Promise<AgentStream> {
     const client = await this.context.client();
     const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData } = options;
     const input: DecisionInput = {
@@ -149,7 +187,9 @@ export class AgentClient {
     const live = new LiveSubscription(this.context.bus, runId);
     let applied: AppliedDecision;
     try {
-      applied = await client.workflow.getHandle(runId).executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
+      applied = await client.workflow
+        .getHandle(runId)
+        .executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
     } catch (error) {
       live.close();
       throw await toTollgateError(error, runId);
@@ -157,8 +197,18 @@ export class AgentClient {
     return this.follow(client, runId, applied.offset, live);
   }
 
-  private follow(client: Client, runId: string, offset: number, live: LiveSubscription): AgentStream {
-    const stream = new AgentStream(runId, offset, tailRun(client, runId, offset, live, this.context.lifetime), async () => latest(await this.pendingToolCalls(runId)));
+  private follow(
+    client: Client,
+    runId: string,
+    offset: number,
+    live: LiveSubscription,
+  ): AgentStream {
+    const stream = new AgentStream(
+      runId,
+      offset,
+      tailRun(client, runId, offset, live, this.context.lifetime),
+      async () => latest(await this.pendingToolCalls(runId)),
+    );
     stream.finishReason.then(
       (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),
       () => undefined,
@@ -166,7 +216,10 @@ export class AgentClient {
     return stream;
   }
 
-  private async requestPolicy(runId: string, policy: RunOptions['requireToolApproval']): Promise<RequestPolicy> {
+  private async requestPolicy(
+    runId: string,
+    policy: RunOptions['requireToolApproval'],
+  ): Promise<RequestPolicy> {
     if (policy === undefined) return { kind: 'agent-default' };
     if (typeof policy === 'boolean') return { kind: policy ? 'always' : 'never' };
     return { kind: 'function', taskQueue: await this.context.holdPolicy(runId, policy) };
@@ -177,11 +230,19 @@ function latest(pending: PendingToolCall[]): SuspendPayload | undefined {
   const call = pending.at(-1);
   if (!call) return undefined;
   const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
-  return { toolCallId, toolName, args, fingerprint, requiresApproval, ...(suspendPayload !== undefined ? { suspendPayload } : {}) };
+  return {
+    toolCallId,
+    toolName,
+    args,
+    fingerprint,
+    requiresApproval,
+    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
+  };
 }
 
 function summaryOf(messages: JsonValue[]): string {
   const last = messages.at(-1) as { content?: unknown } | undefined;
-  const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+  const text =
+    typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -51,7 +51,14 @@ function stepsOf(chunks: Chunk[]): StepOutput[] {
   for (const chunk of chunks) {
     switch (chunk.type) {
       case 'step-start':
-        current = { step: chunk.payload.step, text: '', toolCalls: [], toolResults: [], finishReason: 'other', usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 } };
+        current = {
+          step: chunk.payload.step,
+          text: '',
+          toolCalls: [],
+          toolResults: [],
+          finishReason: 'other',
+          usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+        };
         steps.push(current);
         break;
       case 'text-delta':
@@ -62,7 +69,11 @@ function stepsOf(chunks: Chunk[]): StepOutput[] {
         if (current) stepOfCall.set(chunk.payload.toolCallId, current);
         break;
       case 'step-finish':
-        if (current) Object.assign(current, { finishReason: chunk.payload.finishReason, usage: chunk.payload.usage });
+        if (current)
+          Object.assign(current, {
+            finishReason: chunk.payload.finishReason,
+            usage: chunk.payload.usage,
+          });
         break;
       case 'tool-result':
       case 'tool-error':

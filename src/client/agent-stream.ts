@@ -43,15 +43,30 @@ export class AgentStream {
   readonly nextOffset: Promise<number>;
   private readonly buffer: ReplayBuffer<Chunk>;
 
-  constructor(runId: string, startOffset: number, source: AsyncIterable<Chunk>, lookupPending: PendingLookup) {
+  constructor(
+    runId: string,
+    startOffset: number,
+    source: AsyncIterable<Chunk>,
+    lookupPending: PendingLookup,
+  ) {
     this.runId = runId;
     this.buffer = new ReplayBuffer(source);
     const all = settled(this.buffer.done.then(() => this.buffer.items));
-    const finish = all.then((chunks) => chunks.findLast((c): c is ChunkOf<'finish'> => c.type === 'finish'));
-    this.text = settled(all.then((chunks) => chunks.map((c) => (c.type === 'text-delta' ? c.payload.text : '')).join('')));
+    const finish = all.then((chunks) =>
+      chunks.findLast((c): c is ChunkOf<'finish'> => c.type === 'finish'),
+    );
+    this.text = settled(
+      all.then((chunks) =>
+        chunks.map((c) => (c.type === 'text-delta' ? c.payload.text : '')).join(''),
+      ),
+    );
     this.finishReason = settled(finish.then((c) => c?.payload.finishReason ?? 'error'));
     this.usage = settled(finish.then((c) => c?.payload.usage ?? ZERO_USAGE));
-    this.toolCalls = settled(all.then((chunks) => chunks.filter((c) => c.type === 'tool-call').map((c) => c.payload as ToolCallRef)));
+    this.toolCalls = settled(
+      all.then((chunks) =>
+        chunks.filter((c) => c.type === 'tool-call').map((c) => c.payload as ToolCallRef),
+      ),
+    );
     this.toolResults = settled(all.then(toolResultsOf));
     this.nextOffset = settled(all.then((chunks) => startOffset + chunks.length));
     this.suspendPayload = settled(
@@ -92,8 +107,16 @@ function waitingIn(chunks: Chunk[]): SuspendPayload | undefined {
   const resolved = new Set<string>();
   for (let index = chunks.length - 1; index >= 0; index--) {
     const chunk = chunks[index]!;
-    if (chunk.type === 'tool-result' || chunk.type === 'tool-error') resolved.add(chunk.payload.toolCallId);
-    if (resolved.has(chunk.type === 'tool-call-approval' || chunk.type === 'tool-call-suspended' ? chunk.payload.toolCallId : '')) continue;
+    if (chunk.type === 'tool-result' || chunk.type === 'tool-error')
+      resolved.add(chunk.payload.toolCallId);
+    if (
+      resolved.has(
+        chunk.type === 'tool-call-approval' || chunk.type === 'tool-call-suspended'
+          ? chunk.payload.toolCallId
+          : '',
+      )
+    )
+      continue;
     if (chunk.type === 'tool-call-approval') {
       const { toolCallId, toolName, args, fingerprint } = chunk.payload;
       return { toolCallId, toolName, args, fingerprint, requiresApproval: true };

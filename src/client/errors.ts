@@ -20,13 +20,26 @@ export async function toTollgateError(error: unknown, runId: string): Promise<un
   const code = TollgateError.codeOfFailureType(failure?.type);
   if (failure && code) return new TollgateError(code, failure.message, { cause: error });
   if (isCompletedError(error)) {
-    return new TollgateError('RUN_FINISHED', `Run ${runId} has finished; it takes no more decisions.`, { cause: error });
+    return new TollgateError(
+      'RUN_FINISHED',
+      `Run ${runId} has finished; it takes no more decisions.`,
+      { cause: error },
+    );
   }
-  if (error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)) {
-    return new TollgateError('RUN_NOT_FOUND', `No run with id "${runId}" exists in this namespace.`, { cause: error });
+  if (
+    error instanceof WorkflowNotFoundError ||
+    (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)
+  ) {
+    return new TollgateError(
+      'RUN_NOT_FOUND',
+      `No run with id "${runId}" exists in this namespace.`,
+      { cause: error },
+    );
   }
   if (error instanceof QueryNotRegisteredError) {
-    return new TollgateError('RUN_NOT_FOUND', `Workflow "${runId}" is not a Tollgate agent run.`, { cause: error });
+    return new TollgateError('RUN_NOT_FOUND', `Workflow "${runId}" is not a Tollgate agent run.`, {
+      cause: error,
+    });
   }
   return error;
 }
@@ -35,7 +48,11 @@ function applicationFailureIn(error: unknown): ApplicationFailure | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
     if (current instanceof ApplicationFailure) return current;
-    if (current instanceof WorkflowUpdateFailedError || current instanceof WorkflowFailedError || current instanceof Error) {
+    if (
+      current instanceof WorkflowUpdateFailedError ||
+      current instanceof WorkflowFailedError ||
+      current instanceof Error
+    ) {
       current = (current as Error).cause;
     } else {
       return undefined;

@@ -49,17 +49,30 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     throw invalid(`maxSteps must be a whole number of at least 1, not ${String(maxSteps)}.`);
   }
-  if (requestContext !== undefined && (typeof requestContext !== 'object' || requestContext === null || Array.isArray(requestContext))) {
+  if (
+    requestContext !== undefined &&
+    (typeof requestContext !== 'object' || requestContext === null || Array.isArray(requestContext))
+  ) {
     throw invalid('requestContext must be a JSON object.');
   }
-  if (memory !== undefined && (typeof memory?.thread !== 'string' || typeof memory?.resource !== 'string' || !memory.thread || !memory.resource)) {
+  if (
+    memory !== undefined &&
+    (typeof memory?.thread !== 'string' ||
+      typeof memory?.resource !== 'string' ||
+      !memory.thread ||
+      !memory.resource)
+  ) {
     throw invalid('memory must be { thread: string, resource: string } with both non-empty.');
   }
   if (opts.autoResumeSuspendedTools) {
-    throw invalid('autoResumeSuspendedTools is not supported yet; resume suspended calls with resumeStream().');
+    throw invalid(
+      'autoResumeSuspendedTools is not supported yet; resume suspended calls with resumeStream().',
+    );
   }
   if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {
-    throw invalid(`runId ${JSON.stringify(runId)} is invalid: use 1-200 letters, digits, '_', '.', ':' or '-'.`);
+    throw invalid(
+      `runId ${JSON.stringify(runId)} is invalid: use 1-200 letters, digits, '_', '.', ':' or '-'.`,
+    );
   }
   if (typeof messages === 'string') {
     if (messages.trim() === '') throw invalid('The prompt is empty.');
@@ -71,7 +84,9 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   messages.forEach((message, index) => {
     const role = (message as { role?: unknown } | null)?.role;
     if (!['system', 'user', 'assistant', 'tool'].includes(role as string)) {
-      throw invalid(`messages[${index}].role must be system, user, assistant or tool, not ${JSON.stringify(role)}.`);
+      throw invalid(
+        `messages[${index}].role must be system, user, assistant or tool, not ${JSON.stringify(role)}.`,
+      );
     }
   });
   return messages as JsonValue[];

@@ -60,9 +60,14 @@ export async function* tailRun(
   try {
     for (;;) {
       if (lifetime.aborted) {
-        throw new TollgateError('SHUT_DOWN', `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`);
+        throw new TollgateError(
+          'SHUT_DOWN',
+          `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`,
+        );
       }
-      const slice = await client.connection.withAbortSignal(watcher.signal, () => readLog(handle, next));
+      const slice = await client.connection.withAbortSignal(watcher.signal, () =>
+        readLog(handle, next),
+      );
       for (const chunk of slice.chunks) {
         next++;
         yield chunk;
@@ -83,7 +88,10 @@ export async function* tailRun(
   }
 }
 
-async function readLog(handle: ReturnType<Client['workflow']['getHandle']>, offset: number): Promise<ChunkSlice> {
+async function readLog(
+  handle: ReturnType<Client['workflow']['getHandle']>,
+  offset: number,
+): Promise<ChunkSlice> {
   try {
     return await handle.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, { offset });
   } catch (error) {
@@ -95,7 +103,12 @@ async function readLog(handle: ReturnType<Client['workflow']['getHandle']>, offs
  * Long-polls the run's history and calls `onEvent` whenever it grows. Ends when the run closes
  * or `signal` aborts; errors only end the watch (reads fall back to the idle timer).
  */
-async function watchHistory(client: Client, runId: string, signal: AbortSignal, onEvent: () => void): Promise<void> {
+async function watchHistory(
+  client: Client,
+  runId: string,
+  signal: AbortSignal,
+  onEvent: () => void,
+): Promise<void> {
   let nextPageToken: Uint8Array | undefined;
   try {
     while (!signal.aborted) {

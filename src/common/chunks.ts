@@ -9,13 +9,7 @@ export interface Usage {
 
 /** Why a run or a stream stopped. `suspended`: the run waits for a decision. */
 export type FinishReason =
-  | 'stop'
-  | 'length'
-  | 'tool-calls'
-  | 'content-filter'
-  | 'error'
-  | 'other'
-  | 'suspended';
+  'stop' | 'length' | 'tool-calls' | 'content-filter' | 'error' | 'other' | 'suspended';
 
 export interface ToolCallRef {
   toolCallId: string;
@@ -30,7 +24,11 @@ export interface ChunkPayloads {
   'step-finish': { step: number; finishReason: FinishReason; usage: Usage };
   'text-delta': { text: string };
   'tool-call': ToolCallRef;
-  'tool-call-approval': ToolCallRef & { fingerprint: string; resumeSchema: string; expiresAt?: string };
+  'tool-call-approval': ToolCallRef & {
+    fingerprint: string;
+    resumeSchema: string;
+    expiresAt?: string;
+  };
   'tool-call-suspended': ToolCallRef & { suspendPayload: JsonValue; resumeSchema: string };
   'tool-result': ToolCallRef & { result: JsonValue };
   'tool-error': ToolCallRef & { error: string };

@@ -50,9 +50,4 @@ export type SearchAttributeSpec = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH
 
 /** Values of `TollgateStatus`. */
 export type RunStatus =
-  | 'running'
-  | 'awaiting-approval'
-  | 'suspended'
-  | 'completed'
-  | 'failed'
-  | 'cancelled';
+  'running' | 'awaiting-approval' | 'suspended' | 'completed' | 'failed' | 'cancelled';

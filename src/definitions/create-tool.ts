@@ -58,8 +58,7 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
    * `requireToolApproval`; if it throws, the call is gated. Default: decided by the request.
    */
   requireApproval?:
-    | boolean
-    | ((args: TInput, context: ApprovalPredicateContext) => boolean | Promise<boolean>);
+    boolean | ((args: TInput, context: ApprovalPredicateContext) => boolean | Promise<boolean>);
   suspendSchema?: z.ZodType<TSuspend>;
   resumeSchema?: z.ZodType<TResume>;
   /** Limit of one execution attempt, ms. Default 300000 (5 minutes). */
@@ -71,8 +70,12 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
   ): Promise<TOutput | SuspendSignal> | TOutput | SuspendSignal;
 }
 
-/** A tool definition, as held by the worker. Build it with `createTool`. */
-export type Tool<TInput = any, TOutput = any, TSuspend = any, TResume = any> = Readonly< // eslint-disable-line @typescript-eslint/no-explicit-any
+/**
+ * A tool definition, as held by the worker. Build it with `createTool`. The defaults are `any`
+ * because `execute` takes its input contravariantly: a map of tools must accept every input type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Tool<TInput = any, TOutput = any, TSuspend = any, TResume = any> = Readonly<
   ToolConfig<TInput, TOutput, TSuspend, TResume>
 > & { readonly kind: 'tollgate-tool' };
 

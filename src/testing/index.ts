@@ -1,2 +1,7 @@
 /** Test helpers for agents built on Tollgate: `import { scriptedModel } from 'tollgate/testing'`. */
-export { scriptedModel, type ScriptedModel, type ScriptedTurn, type TurnPicker } from './scripted-model.js';
+export {
+  scriptedModel,
+  type ScriptedModel,
+  type ScriptedTurn,
+  type TurnPicker,
+} from './scripted-model.js';

@@ -1,4 +1,8 @@
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4StreamPart } from '@ai-sdk/provider';
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4StreamPart,
+} from '@ai-sdk/provider';
 
 /** One scripted model turn: text (streamed in pieces) and/or tool calls. */
 export interface ScriptedTurn {
@@ -11,7 +15,10 @@ export interface ScriptedTurn {
 }
 
 /** Chooses the next turn from the prompt, for models that react to what they were sent. */
-export type TurnPicker = (prompt: LanguageModelV4CallOptions['prompt'], call: number) => ScriptedTurn;
+export type TurnPicker = (
+  prompt: LanguageModelV4CallOptions['prompt'],
+  call: number,
+) => ScriptedTurn;
 
 export interface ScriptedModel extends LanguageModelV4 {
   /** Every prompt the model received, in order. */
@@ -22,7 +29,10 @@ export interface ScriptedModel extends LanguageModelV4 {
  * A deterministic AI SDK language model for tests, demos and benchmarks. It fails loudly, saying
  * which call was unexpected, when a run asks it for more turns than it was given.
  */
-export function scriptedModel(script: ScriptedTurn[] | TurnPicker, modelId = 'scripted'): ScriptedModel {
+export function scriptedModel(
+  script: ScriptedTurn[] | TurnPicker,
+  modelId = 'scripted',
+): ScriptedModel {
   const prompts: LanguageModelV4CallOptions['prompt'][] = [];
   let toolCallCounter = 0;
   const pick = (prompt: LanguageModelV4CallOptions['prompt']): ScriptedTurn => {
@@ -31,7 +41,9 @@ export function scriptedModel(script: ScriptedTurn[] | TurnPicker, modelId = 'sc
     if (typeof script === 'function') return script(prompt, call);
     const turn = script[call];
     if (!turn) {
-      throw new Error(`Scripted model "${modelId}": unexpected call #${call + 1}; the script has ${script.length} turn(s). Last message: ${describeLast(prompt)}`);
+      throw new Error(
+        `Scripted model "${modelId}": unexpected call #${call + 1}; the script has ${script.length} turn(s). Last message: ${describeLast(prompt)}`,
+      );
     }
     return turn;
   };
@@ -52,7 +64,8 @@ export function scriptedModel(script: ScriptedTurn[] | TurnPicker, modelId = 'sc
         stream: new ReadableStream<LanguageModelV4StreamPart>({
           async start(controller) {
             for (const part of parts) {
-              if (delayMs > 0 && part.type === 'text-delta') await new Promise((resolve) => setTimeout(resolve, delayMs));
+              if (delayMs > 0 && part.type === 'text-delta')
+                await new Promise((resolve) => setTimeout(resolve, delayMs));
               controller.enqueue(part);
             }
             controller.close();
@@ -73,12 +86,20 @@ function partsOf(turn: ScriptedTurn, nextId: () => string): LanguageModelV4Strea
   }
   const calls = turn.toolCalls ?? [];
   for (const call of calls) {
-    parts.push({ type: 'tool-call', toolCallId: call.toolCallId ?? nextId(), toolName: call.toolName, input: JSON.stringify(call.args) });
+    parts.push({
+      type: 'tool-call',
+      toolCallId: call.toolCallId ?? nextId(),
+      toolName: call.toolName,
+      input: JSON.stringify(call.args),
+    });
   }
   const outputTokens = pieces.join('').length;
   parts.push({
     type: 'finish',
-    finishReason: { unified: turn.finishReason ?? (calls.length > 0 ? 'tool-calls' : 'stop'), raw: undefined },
+    finishReason: {
+      unified: turn.finishReason ?? (calls.length > 0 ? 'tool-calls' : 'stop'),
+      raw: undefined,
+    },
     usage: {
       inputTokens: { total: 10, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
       outputTokens: { total: outputTokens, text: undefined, reasoning: undefined },

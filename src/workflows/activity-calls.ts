@@ -29,20 +29,32 @@ const CONTROL: ActivityOptions = {
 const MODEL: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
-  retry: { maximumAttempts: 3, initialInterval: '2 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: {
+    maximumAttempts: 3,
+    initialInterval: '2 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 };
 
 const control = proxyActivities<TollgateActivities>(CONTROL);
 
 export function describeAgent(agentId: string): Promise<AgentManifest> {
-  return control.describeAgent.executeWithOptions({ ...CONTROL, summary: `describe agent ${agentId}` }, [agentId]);
+  return control.describeAgent.executeWithOptions(
+    { ...CONTROL, summary: `describe agent ${agentId}` },
+    [agentId],
+  );
 }
 
 export function modelStep(input: ModelStepInput): Promise<ModelStepOutput> {
-  return control.modelStep.executeWithOptions({ ...MODEL, summary: `model step ${input.step}` }, [input]);
+  return control.modelStep.executeWithOptions({ ...MODEL, summary: `model step ${input.step}` }, [
+    input,
+  ]);
 }
 
-export function executeTool(tool: ToolManifest, input: ExecuteToolInput): Promise<ExecuteToolOutput> {
+export function executeTool(
+  tool: ToolManifest,
+  input: ExecuteToolInput,
+): Promise<ExecuteToolOutput> {
   return control.executeTool.executeWithOptions(
     {
       startToCloseTimeout: tool.timeoutMs,
@@ -68,12 +80,18 @@ export function evaluateToolPolicies(input: EvaluateGatesInput): Promise<GateVer
  * A request's policy function lives in the process that started the run, on its own task queue.
  * If that process is gone, the activity times out and every call is gated (fail-safe).
  */
-export function evaluateRequestPolicy(taskQueue: string, input: EvaluateGatesInput): Promise<GateVerdict[]> {
+export function evaluateRequestPolicy(
+  taskQueue: string,
+  input: EvaluateGatesInput,
+): Promise<GateVerdict[]> {
   const options: ActivityOptions = {
     taskQueue,
     scheduleToCloseTimeout: '30 seconds',
     retry: { maximumAttempts: 2 },
     summary: 'approval policy (request)',
   };
-  return proxyActivities<RequestPolicyActivities>(options).evaluateRequestPolicy.executeWithOptions(options, [input]);
+  return proxyActivities<RequestPolicyActivities>(options).evaluateRequestPolicy.executeWithOptions(
+    options,
+    [input],
+  );
 }

@@ -38,9 +38,18 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   }
 }
 
-async function runSteps(state: RunState, input: RunInput, manifest: AgentManifest): Promise<RunResult> {
+async function runSteps(
+  state: RunState,
+  input: RunInput,
+  manifest: AgentManifest,
+): Promise<RunResult> {
   const maxSteps = input.maxSteps ?? manifest.maxSteps;
-  const gateContext = { runId: state.runId, manifest, policy: input.requestPolicy, requestContext: input.requestContext };
+  const gateContext = {
+    runId: state.runId,
+    manifest,
+    policy: input.requestPolicy,
+    requestContext: input.requestContext,
+  };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.
   let knownToWorker = 0;
@@ -58,7 +67,11 @@ async function runSteps(state: RunState, input: RunInput, manifest: AgentManifes
     });
     for (const text of last.textDeltas) state.emit('text-delta', { text });
     for (const call of last.toolCalls) {
-      state.emit('tool-call', { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args });
+      state.emit('tool-call', {
+        toolCallId: call.toolCallId,
+        toolName: call.toolName,
+        args: call.args,
+      });
     }
     state.messages.push(...last.responseMessages);
     knownToWorker = state.messages.length;
@@ -66,7 +79,11 @@ async function runSteps(state: RunState, input: RunInput, manifest: AgentManifes
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (last.toolCalls.length === 0) break;
     const gated = await decideGates(gateContext, last.toolCalls);
-    const results = await runToolCalls({ state, manifest, requestContext: input.requestContext }, last.toolCalls, gated);
+    const results = await runToolCalls(
+      { state, manifest, requestContext: input.requestContext },
+      last.toolCalls,
+      gated,
+    );
     state.messages.push({ role: 'tool', content: results as never });
   }
   return {
@@ -77,7 +94,11 @@ async function runSteps(state: RunState, input: RunInput, manifest: AgentManifes
   };
 }
 
-function close(state: RunState, finishReason: FinishReason, status: 'completed' | 'failed' | 'cancelled'): void {
+function close(
+  state: RunState,
+  finishReason: FinishReason,
+  status: 'completed' | 'failed' | 'cancelled',
+): void {
   state.emit('finish', { finishReason, usage: state.usage });
   state.closed = true;
   state.waiting.clear();
@@ -100,6 +121,14 @@ function fail(state: RunState, error: unknown): void {
 /** Fails the run with the cause's own type (e.g. `tollgate.AGENT_NOT_FOUND`) so clients can map it. */
 function asRunFailure(error: ActivityFailure): ApplicationFailure {
   const cause = error.cause;
-  const type = cause instanceof ApplicationFailure && TollgateError.codeOfFailureType(cause.type) ? cause.type! : 'tollgate.RUN_FAILED';
-  return ApplicationFailure.create({ type, message: failureMessage(error), nonRetryable: true, cause: error });
+  const type =
+    cause instanceof ApplicationFailure && TollgateError.codeOfFailureType(cause.type)
+      ? cause.type!
+      : 'tollgate.RUN_FAILED';
+  return ApplicationFailure.create({
+    type,
+    message: failureMessage(error),
+    nonRetryable: true,
+    cause: error,
+  });
 }

@@ -24,17 +24,34 @@ export function checkDecisionInput(raw: unknown): Checked {
   for (const field of ['toolCallId', 'fingerprint', 'reason'] as const) {
     const value = input[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
-      return { ok: false, message: `Decision field "${field}" must be a non-empty string, not ${describe(value)}.` };
+      return {
+        ok: false,
+        message: `Decision field "${field}" must be a non-empty string, not ${describe(value)}.`,
+      };
     }
   }
   const decidedBy = input.decidedBy;
   if (decidedBy !== undefined) {
     const by = decidedBy as Record<string, unknown>;
-    if (typeof decidedBy !== 'object' || decidedBy === null || typeof by.id !== 'string' || by.id === '') {
-      return { ok: false, message: 'Decision field "decidedBy" must be { id: string, roles?: string[] }.' };
+    if (
+      typeof decidedBy !== 'object' ||
+      decidedBy === null ||
+      typeof by.id !== 'string' ||
+      by.id === ''
+    ) {
+      return {
+        ok: false,
+        message: 'Decision field "decidedBy" must be { id: string, roles?: string[] }.',
+      };
     }
-    if (by.roles !== undefined && !(Array.isArray(by.roles) && by.roles.every((r) => typeof r === 'string'))) {
-      return { ok: false, message: 'Decision field "decidedBy.roles" must be an array of strings.' };
+    if (
+      by.roles !== undefined &&
+      !(Array.isArray(by.roles) && by.roles.every((r) => typeof r === 'string'))
+    ) {
+      return {
+        ok: false,
+        message: 'Decision field "decidedBy.roles" must be an array of strings.',
+      };
     }
   }
   return { ok: true, value: input as DecisionInput };

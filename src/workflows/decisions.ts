@@ -39,7 +39,11 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
   const { toolCallId, fingerprint, reason, decidedBy, resumeData } = input.value;
   if (state.closed) {
-    return { ok: false, code: 'RUN_FINISHED', message: `Run ${state.runId} has finished; it takes no more decisions.` };
+    return {
+      ok: false,
+      code: 'RUN_FINISHED',
+      message: `Run ${state.runId} has finished; it takes no more decisions.`,
+    };
   }
   const call = toolCallId === undefined ? latestOfKind(state, kind) : state.waiting.get(toolCallId);
   if (!call) return missingCall(state, kind, toolCallId);
@@ -92,10 +96,18 @@ function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | u
         message: `No tool call in run ${state.runId} waits for ${kind}; ${other.toolCallId} (${other.toolName}) waits for ${wanted}.`,
       };
     }
-    return { ok: false, code: 'NO_PENDING_TOOL_CALL', message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.` };
+    return {
+      ok: false,
+      code: 'NO_PENDING_TOOL_CALL',
+      message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.`,
+    };
   }
   if (state.decided.has(toolCallId)) {
-    return { ok: false, code: 'TOOL_CALL_ALREADY_DECIDED', message: `Tool call ${toolCallId} was already decided; a decision is applied at most once.` };
+    return {
+      ok: false,
+      code: 'TOOL_CALL_ALREADY_DECIDED',
+      message: `Tool call ${toolCallId} was already decided; a decision is applied at most once.`,
+    };
   }
   const waiting = [...state.waiting.keys()];
   return {

@@ -1,7 +1,12 @@
 import { log } from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/chunks.js';
 import type { JsonObject } from '../common/json.js';
-import type { AgentManifest, GateVerdict, ModelToolCall, RequestPolicy } from '../common/run-types.js';
+import type {
+  AgentManifest,
+  GateVerdict,
+  ModelToolCall,
+  RequestPolicy,
+} from '../common/run-types.js';
 import { evaluateRequestPolicy, evaluateToolPolicies } from './activity-calls.js';
 
 export interface GateContext {
@@ -16,7 +21,10 @@ export interface GateContext {
  * so their answers are recorded in history and never re-evaluated on replay or resume. A policy
  * that throws or cannot be reached gates the call.
  */
-export async function decideGates(context: GateContext, calls: ModelToolCall[]): Promise<Map<string, boolean>> {
+export async function decideGates(
+  context: GateContext,
+  calls: ModelToolCall[],
+): Promise<Map<string, boolean>> {
   const gated = new Map<string, boolean>();
   const byToolPredicate: ToolCallRef[] = [];
   const byRequest: ToolCallRef[] = [];
@@ -30,7 +38,11 @@ export async function decideGates(context: GateContext, calls: ModelToolCall[]):
   }
   const evaluations: Promise<void>[] = [];
   if (byToolPredicate.length > 0) {
-    evaluations.push(record(gated, byToolPredicate, () => evaluateToolPolicies(input(context, 'tool', byToolPredicate))));
+    evaluations.push(
+      record(gated, byToolPredicate, () =>
+        evaluateToolPolicies(input(context, 'tool', byToolPredicate)),
+      ),
+    );
   }
   if (byRequest.length > 0) {
     const requestPolicy = context.policy;
@@ -59,7 +71,11 @@ function effectivePolicy(context: GateContext): 'always' | 'never' | 'function' 
   }
 }
 
-async function record(gated: Map<string, boolean>, calls: ToolCallRef[], evaluate: () => Promise<GateVerdict[]>): Promise<void> {
+async function record(
+  gated: Map<string, boolean>,
+  calls: ToolCallRef[],
+  evaluate: () => Promise<GateVerdict[]>,
+): Promise<void> {
   let verdicts: GateVerdict[] = [];
   try {
     verdicts = await evaluate();
@@ -73,7 +89,13 @@ async function record(gated: Map<string, boolean>, calls: ToolCallRef[], evaluat
 }
 
 function input(context: GateContext, source: 'tool' | 'agent' | 'request', calls: ToolCallRef[]) {
-  return { runId: context.runId, agentId: context.manifest.agentId, source, calls, requestContext: context.requestContext };
+  return {
+    runId: context.runId,
+    agentId: context.manifest.agentId,
+    source,
+    calls,
+    requestContext: context.requestContext,
+  };
 }
 
 function refOf(call: ModelToolCall): ToolCallRef {

@@ -28,7 +28,7 @@ export function validateAgainstSchema(schemaJson: string, value: JsonValue): str
   try {
     schema = JSON.parse(schemaJson) as Schema;
   } catch {
-    return 'the tool\'s resumeSchema is not valid JSON';
+    return "the tool's resumeSchema is not valid JSON";
   }
   return check(schema, value, 'resumeData');
 }
@@ -37,7 +37,10 @@ function check(schema: Schema, value: JsonValue, path: string): string | undefin
   if (schema.const !== undefined && JSON.stringify(schema.const) !== JSON.stringify(value)) {
     return `${path} must be ${JSON.stringify(schema.const)}`;
   }
-  if (schema.enum && !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))) {
+  if (
+    schema.enum &&
+    !schema.enum.some((option) => JSON.stringify(option) === JSON.stringify(value))
+  ) {
     return `${path} must be one of ${schema.enum.map((option) => JSON.stringify(option)).join(', ')}`;
   }
   const union = schema.anyOf ?? schema.oneOf;
@@ -46,7 +49,8 @@ function check(schema: Schema, value: JsonValue, path: string): string | undefin
   }
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((type) => hasType(value, type))) return `${path} must be ${types.join(' or ')}, not ${typeName(value)}`;
+    if (!types.some((type) => hasType(value, type)))
+      return `${path} must be ${types.join(' or ')}, not ${typeName(value)}`;
   }
   if (typeof value === 'string') return checkString(schema, value, path);
   if (typeof value === 'number') return checkNumber(schema, value, path);
@@ -56,20 +60,26 @@ function check(schema: Schema, value: JsonValue, path: string): string | undefin
 }
 
 function checkString(schema: Schema, value: string, path: string): string | undefined {
-  if (schema.minLength !== undefined && value.length < schema.minLength) return `${path} must have at least ${schema.minLength} characters`;
-  if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${path} must have at most ${schema.maxLength} characters`;
+  if (schema.minLength !== undefined && value.length < schema.minLength)
+    return `${path} must have at least ${schema.minLength} characters`;
+  if (schema.maxLength !== undefined && value.length > schema.maxLength)
+    return `${path} must have at most ${schema.maxLength} characters`;
   return undefined;
 }
 
 function checkNumber(schema: Schema, value: number, path: string): string | undefined {
-  if (schema.minimum !== undefined && value < schema.minimum) return `${path} must be at least ${schema.minimum}`;
-  if (schema.maximum !== undefined && value > schema.maximum) return `${path} must be at most ${schema.maximum}`;
+  if (schema.minimum !== undefined && value < schema.minimum)
+    return `${path} must be at least ${schema.minimum}`;
+  if (schema.maximum !== undefined && value > schema.maximum)
+    return `${path} must be at most ${schema.maximum}`;
   return undefined;
 }
 
 function checkArray(schema: Schema, value: JsonValue[], path: string): string | undefined {
-  if (schema.minItems !== undefined && value.length < schema.minItems) return `${path} must have at least ${schema.minItems} items`;
-  if (schema.maxItems !== undefined && value.length > schema.maxItems) return `${path} must have at most ${schema.maxItems} items`;
+  if (schema.minItems !== undefined && value.length < schema.minItems)
+    return `${path} must have at least ${schema.minItems} items`;
+  if (schema.maxItems !== undefined && value.length > schema.maxItems)
+    return `${path} must have at most ${schema.maxItems} items`;
   if (!schema.items) return undefined;
   for (const [index, item] of value.entries()) {
     const problem = check(schema.items, item, `${path}[${index}]`);
@@ -78,7 +88,11 @@ function checkArray(schema: Schema, value: JsonValue[], path: string): string | 
   return undefined;
 }
 
-function checkObject(schema: Schema, value: { [key: string]: JsonValue }, path: string): string | undefined {
+function checkObject(
+  schema: Schema,
+  value: { [key: string]: JsonValue },
+  path: string,
+): string | undefined {
   for (const key of schema.required ?? []) {
     if (!(key in value)) return `${path}.${key} is required`;
   }

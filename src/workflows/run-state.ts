@@ -70,10 +70,20 @@ export class RunState {
     this.chunks.push(makeChunk(this.runId, type, payload));
   }
 
-  slice(offset: number, limit: number): ChunkSlice {
+  /**
+   * Up to `limit` chunks from `offset`, and no more than about `maxBytes` of JSON (at least one
+   * chunk), so a query answer stays well under gRPC's message limit.
+   */
+  slice(offset: number, limit: number, maxBytes = 1_000_000): ChunkSlice {
     const start = Math.max(0, Math.min(offset, this.chunks.length));
+    let end = start;
+    let bytes = 0;
+    while (end < this.chunks.length && end - start < limit && (end === start || bytes < maxBytes)) {
+      bytes += JSON.stringify(this.chunks[end]).length;
+      end++;
+    }
     return {
-      chunks: this.chunks.slice(start, start + limit),
+      chunks: this.chunks.slice(start, end),
       offset: start,
       total: this.chunks.length,
       closed: this.closed,
@@ -85,7 +95,11 @@ export class RunState {
   }
 
   /** Parks a call until a decision of `kind` arrives, and shows it on the stream. */
-  wait(call: ModelToolCall, kind: WaitingCall['kind'], extra: { resumeSchema?: string; suspendPayload?: JsonValue }): void {
+  wait(
+    call: ModelToolCall,
+    kind: WaitingCall['kind'],
+    extra: { resumeSchema?: string; suspendPayload?: JsonValue },
+  ): void {
     const resumeSchema = extra.resumeSchema ?? EMPTY_OBJECT_SCHEMA;
     const waiting: WaitingCall = {
       toolCallId: call.toolCallId,
@@ -100,11 +114,19 @@ export class RunState {
       ...(extra.suspendPayload !== undefined ? { suspendPayload: extra.suspendPayload } : {}),
     };
     this.waiting.set(call.toolCallId, waiting);
-    const ref: ToolCallRef = { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
+    const ref: ToolCallRef = {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      args: call.args,
+    };
     if (kind === 'approve') {
       this.emit('tool-call-approval', { ...ref, fingerprint: call.fingerprint, resumeSchema });
     } else {
-      this.emit('tool-call-suspended', { ...ref, suspendPayload: extra.suspendPayload ?? null, resumeSchema });
+      this.emit('tool-call-suspended', {
+        ...ref,
+        suspendPayload: extra.suspendPayload ?? null,
+        resumeSchema,
+      });
     }
   }
 

@@ -38,12 +38,20 @@ export async function runToolCalls(
   return Promise.all(results);
 }
 
-async function runCall(context: ToolRunContext, call: ModelToolCall, gated: boolean): Promise<ToolResultPart> {
+async function runCall(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  gated: boolean,
+): Promise<ToolResultPart> {
   const { state } = context;
   const tool = context.manifest.tools[call.toolName];
   if (!tool || call.invalidReason !== undefined) {
     const available = Object.keys(context.manifest.tools).join(', ') || 'none';
-    return toolError(state, call, call.invalidReason ?? `Unknown tool "${call.toolName}". Available tools: ${available}.`);
+    return toolError(
+      state,
+      call,
+      call.invalidReason ?? `Unknown tool "${call.toolName}". Available tools: ${available}.`,
+    );
   }
   if (gated) {
     state.wait(call, 'approve', { resumeSchema: tool.resumeSchema });
@@ -59,18 +67,28 @@ async function runCall(context: ToolRunContext, call: ModelToolCall, gated: bool
     state.toolStarted();
     const output = await execute(context, call, resumeData);
     if (output.kind === 'suspended') {
-      state.wait(call, 'resume', { resumeSchema: tool.resumeSchema, suspendPayload: output.suspendPayload });
+      state.wait(call, 'resume', {
+        resumeSchema: tool.resumeSchema,
+        suspendPayload: output.suspendPayload,
+      });
       state.toolFinished();
       resumeData = (await decisionFor(state, call.toolCallId)).resumeData ?? null;
       continue;
     }
-    const result = output.kind === 'result' ? toolResult(state, call, output.result) : toolError(state, call, output.error);
+    const result =
+      output.kind === 'result'
+        ? toolResult(state, call, output.result)
+        : toolError(state, call, output.error);
     state.toolFinished();
     return result;
   }
 }
 
-async function execute(context: ToolRunContext, call: ModelToolCall, resumeData: JsonValue | undefined): Promise<ExecuteToolOutput> {
+async function execute(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  resumeData: JsonValue | undefined,
+): Promise<ExecuteToolOutput> {
   const tool = context.manifest.tools[call.toolName]!;
   try {
     return await executeTool(tool, {
@@ -101,8 +119,17 @@ function toolError(state: RunState, call: ModelToolCall, error: string): ToolRes
   return part(call, 'error-text', error);
 }
 
-function part(call: ToolCallRef, type: ToolResultPart['output']['type'], value: JsonValue): ToolResultPart {
-  return { type: 'tool-result', toolCallId: call.toolCallId, toolName: call.toolName, output: { type, value } };
+function part(
+  call: ToolCallRef,
+  type: ToolResultPart['output']['type'],
+  value: JsonValue,
+): ToolResultPart {
+  return {
+    type: 'tool-result',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    output: { type, value },
+  };
 }
 
 function refOf(call: ToolCallRef): ToolCallRef {

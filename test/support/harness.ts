@@ -1,8 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { Agent, createTool, Tollgate, type Chunk, type Tool, type ToolExecutionContext } from '../../src/index.js';
+import {
+  Agent,
+  createTool,
+  Tollgate,
+  type Chunk,
+  type Tool,
+  type ToolExecutionContext,
+} from '../../src/index.js';
 import type { AgentStream } from '../../src/client/agent-stream.js';
-import { scriptedModel, type ScriptedTurn, type TurnPicker } from '../../src/testing/scripted-model.js';
+import {
+  scriptedModel,
+  type ScriptedTurn,
+  type TurnPicker,
+} from '../../src/testing/scripted-model.js';
 
 /** A unique task queue per test, so runs of one test never reach another test's worker. */
 export function uniqueQueue(name: string): string {
@@ -10,7 +21,11 @@ export function uniqueQueue(name: string): string {
 }
 
 /** Starts a Tollgate hosting `agents` on a fresh task queue; `close()` shuts it down. */
-export async function hostAgents(agents: Agent[], name = 'run', taskQueue = uniqueQueue(name)): Promise<Tollgate> {
+export async function hostAgents(
+  agents: Agent[],
+  name = 'run',
+  taskQueue = uniqueQueue(name),
+): Promise<Tollgate> {
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
     temporal: { taskQueue },
@@ -28,7 +43,10 @@ export interface Execution {
 /** A tool that records each execution, for asserting "ran once" and "never ran". */
 export function recordingTool(
   id: string,
-  options: { requireApproval?: Tool['requireApproval']; result?: (input: { id: string }) => unknown } = {},
+  options: {
+    requireApproval?: Tool['requireApproval'];
+    result?: (input: { id: string }) => unknown;
+  } = {},
 ): { tool: Tool; executions: Execution[] } {
   const executions: Execution[] = [];
   const tool = createTool({
@@ -37,14 +55,23 @@ export function recordingTool(
     inputSchema: z.object({ id: z.string() }),
     ...(options.requireApproval !== undefined ? { requireApproval: options.requireApproval } : {}),
     execute: async (input: { id: string }, context: ToolExecutionContext) => {
-      executions.push({ input, idempotencyKey: context.idempotencyKey, resumeData: context.agent.resumeData });
+      executions.push({
+        input,
+        idempotencyKey: context.idempotencyKey,
+        resumeData: context.agent.resumeData,
+      });
       return options.result ? options.result(input) : { done: id, id: input.id };
     },
   });
   return { tool, executions };
 }
 
-export function testAgent(id: string, tools: Tool[], script: ScriptedTurn[] | TurnPicker, defaultOptions?: Agent['defaultOptions']) {
+export function testAgent(
+  id: string,
+  tools: Tool[],
+  script: ScriptedTurn[] | TurnPicker,
+  defaultOptions?: Agent['defaultOptions'],
+) {
   const model = scriptedModel(script, id);
   const agent = new Agent({
     id,
