@@ -1,0 +1,78 @@
+/** The benchmark's own Temporal dev server (temp SQLite file) and an in-process Tollgate worker. */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, platform, arch, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import {
+  findTemporalCli,
+  startDevServer,
+  Tollgate,
+  type Agent,
+  type DevServer,
+} from '../src/index.js';
+
+export interface BenchEnvironment {
+  server: DevServer;
+  tollgate: Tollgate;
+  cliPath: string;
+  taskQueue: string;
+  /** Shuts the worker down, stops the server and deletes its SQLite file. */
+  close(): Promise<void>;
+}
+
+export async function startEnvironment(agents: Agent[]): Promise<BenchEnvironment> {
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
+  const cliPath = await findTemporalCli();
+  const server = await startDevServer({ cliPath, dbFile: join(dir, 'dev-server.db') });
+  const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
+  const tollgate = new Tollgate({
+    agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
+    temporal: { address: server.address, namespace: server.namespace, taskQueue },
+  });
+  const close = async () => {
+    try {
+      await tollgate.shutdown();
+    } finally {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+  try {
+    await tollgate.startWorker();
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return { server, tollgate, cliPath, taskQueue, close };
+}
+
+/** One line on the machine and the versions measured, so figures can be compared across runs. */
+export async function environmentFacts(cliPath: string): Promise<string[]> {
+  const cores = cpus();
+  const temporal = await promisify(execFile)(cliPath, ['--version']).then(
+    ({ stdout }) => stdout.trim(),
+    () => 'temporal CLI (version unknown)',
+  );
+  const versions = await Promise.all(
+    ['ai', '@temporalio/worker', '@temporalio/client'].map(
+      async (name) => `${name} ${await packageVersion(name)}`,
+    ),
+  );
+  return [
+    `node ${process.version}, ${platform()} ${arch()}, ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `${temporal}; ${versions.join(', ')}`,
+  ];
+}
+
+async function packageVersion(name: string): Promise<string> {
+  // Compiled to dist/bench/, two levels below the project root.
+  const file = fileURLToPath(new URL(`../../node_modules/${name}/package.json`, import.meta.url));
+  try {
+    return (JSON.parse(await readFile(file, 'utf8')) as { version?: string }).version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
