@@ -18,6 +18,12 @@ export { Tollgate, type TollgateOptions, type TemporalOptions } from './runtime.
 export { AgentClient } from './client/agent-client.js';
 export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';
 export type { AgentOutput, StepOutput } from './client/agent-output.js';
+export type {
+  ListSuspendedRunsOptions,
+  SuspendedRun,
+  SuspendedRuns,
+} from './client/list-suspended-runs.js';
+export type { SendToolApprovalOptions } from './client/send-tool-approval.js';
 export type { RunOptions, DecisionOptions, ResumeOptions, Messages } from './client/run-options.js';
 export { TollgateError, isTollgateError, type TollgateErrorCode } from './common/errors.js';
 export type {

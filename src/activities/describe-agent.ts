@@ -4,6 +4,14 @@ import type { AgentManifest, ToolApprovalMode, ToolManifest } from '../common/ru
 import { DEFAULT_MAX_STEPS, type Agent } from '../definitions/agent.js';
 import type { Tool } from '../definitions/create-tool.js';
 
+/** Default time without heartbeat after which a tool attempt is presumed lost, ms. */
+export const DEFAULT_TOOL_HEARTBEAT_TIMEOUT_MS = 30_000;
+/** Defaults of model steps. */
+export const DEFAULT_MODEL_STEP = {
+  timeoutMs: 10 * 60_000,
+  heartbeatTimeoutMs: 60_000,
+  maximumAttempts: 3,
+};
 /** Default limit of one tool execution attempt, ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
 /** Default attempts of a tool execution: tools with side effects use `context.idempotencyKey`. */
@@ -20,6 +28,15 @@ export function describeAgent(agent: Agent): AgentManifest {
     tools,
     defaultPolicy: typeof policy === 'function' ? 'function' : policy ? 'always' : 'never',
     maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
+    modelStep: {
+      timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
+      heartbeatTimeoutMs:
+        agent.modelStep.heartbeatTimeoutMs ?? DEFAULT_MODEL_STEP.heartbeatTimeoutMs,
+      retry: {
+        maximumAttempts: agent.modelStep.maximumAttempts ?? DEFAULT_MODEL_STEP.maximumAttempts,
+        initialIntervalMs: 2000,
+      },
+    },
   };
 }
 
@@ -31,6 +48,7 @@ function describeTool(tool: Tool): ToolManifest {
       ? JSON.stringify(z.toJSONSchema(tool.resumeSchema))
       : EMPTY_OBJECT_SCHEMA,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+    heartbeatTimeoutMs: tool.heartbeatTimeoutMs ?? DEFAULT_TOOL_HEARTBEAT_TIMEOUT_MS,
     retry: {
       maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,
       initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY_INTERVAL_MS,

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { TollgateError } from '../common/errors.js';
 import { toJsonValue } from '../common/json.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
@@ -37,7 +38,9 @@ export async function runTool(
           ? tool.suspendSchema.safeParse(payload)
           : { success: true as const, data: payload };
         if (!checked.success)
-          throw new Error(
+          throw new TollgateError(
+            'INVALID_TOOL',
+
             `suspend() payload of tool "${tool.id}" is invalid: ${issues(checked.error)}`,
           );
         suspended = true;

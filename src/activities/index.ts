@@ -11,6 +11,7 @@ import { ConversationCache } from './conversation-cache.js';
 import { describeAgent } from './describe-agent.js';
 import { runTool } from './execute-tool.js';
 import { classified } from './failures.js';
+import { whileHeartbeating } from './keep-alive.js';
 import { runModelStep } from './model-step.js';
 import { evaluateAgentPolicies } from './tool-policies.js';
 
@@ -27,8 +28,9 @@ export function createActivities(deps: ActivityDeps) {
     describeAgent: (agentId: string): Promise<AgentManifest> =>
       classified(async () => describeAgent(deps.agents.require(agentId))),
     modelStep: (input: ModelStepInput) =>
-      classified(() => runModelStep({ ...deps, conversations }, input)),
-    executeTool: (input: ExecuteToolInput) => classified(() => runTool(deps.agents, input)),
+      classified(() => whileHeartbeating(() => runModelStep({ ...deps, conversations }, input))),
+    executeTool: (input: ExecuteToolInput) =>
+      classified(() => whileHeartbeating(() => runTool(deps.agents, input))),
     evaluateToolPolicies: (input: EvaluateGatesInput) =>
       classified(() => evaluateAgentPolicies(deps.agents, input)),
   };

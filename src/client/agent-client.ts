@@ -18,6 +18,12 @@ import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, type SuspendPayload } from './agent-stream.js';
 import { toTollgateError } from './errors.js';
 import {
+  listSuspendedRuns,
+  type ListSuspendedRunsOptions,
+  type SuspendedRuns,
+} from './list-suspended-runs.js';
+import { pickApprovalTarget, type SendToolApprovalOptions } from './send-tool-approval.js';
+import {
   checkDecision,
   checkRunInput,
   type DecisionOptions,
@@ -171,11 +177,68 @@ export class AgentClient {
     }
   }
 
+  /** The agent's runs that wait for a decision, found from Temporal alone (SPEC §9). */
+  async listSuspendedRuns(options?: ListSuspendedRunsOptions): Promise<SuspendedRuns> {
+    return listSuspendedRuns(await this.context.client(), this.agentId, options);
+  }
+
+  /**
+   * Decides the call that waits in a conversation, found by thread and resource: approve or
+   * decline an approval gate, or resume a suspended call with `resumeData`.
+   */
+  async sendToolApproval(
+    options: SendToolApprovalOptions,
+  ): Promise<{ accepted: true; runId: string; toolCallId: string }> {
+    if (
+      typeof options?.threadId !== 'string' ||
+      typeof options.resourceId !== 'string' ||
+      typeof options.approved !== 'boolean'
+    ) {
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
+      );
+    }
+    const found = await this.listSuspendedRuns({
+      threadId: options.threadId,
+      resourceId: options.resourceId,
+      perPage: 1000,
+    });
+    const target = pickApprovalTarget(found, options);
+    const client = await this.context.client();
+    const { reason, decidedBy, resumeData } = options;
+    await this.applyDecision(client, target.kind, {
+      runId: target.runId,
+      toolCallId: target.toolCallId,
+      ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
+      ...(decidedBy !== undefined ? { decidedBy } : {}),
+      ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
+    });
+    return { accepted: true, runId: target.runId, toolCallId: target.toolCallId };
+  }
+
   private async decide(
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
   ): Promise<AgentStream> {
     const client = await this.context.client();
+    const live = new LiveSubscription(this.context.bus, options.runId);
+    let applied: AppliedDecision;
+    try {
+      applied = await this.applyDecision(client, kind, options);
+    } catch (error) {
+      live.close();
+      throw error;
+    }
+    return this.follow(client, options.runId, applied.offset, live);
+  }
+
+  /** Sends one decision as an update: validated by the run before anything reaches history. */
+  private async applyDecision(
+    client: Client,
+    kind: DecisionKind,
+    options: DecisionOptions & { resumeData?: JsonValue },
+  ): Promise<AppliedDecision> {
     const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData } = options;
     const input: DecisionInput = {
       ...(toolCallId !== undefined ? { toolCallId } : {}),
@@ -184,17 +247,13 @@ export class AgentClient {
       ...(decidedBy !== undefined ? { decidedBy } : {}),
       ...(resumeData !== undefined ? { resumeData } : {}),
     };
-    const live = new LiveSubscription(this.context.bus, runId);
-    let applied: AppliedDecision;
     try {
-      applied = await client.workflow
+      return await client.workflow
         .getHandle(runId)
         .executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
     } catch (error) {
-      live.close();
       throw await toTollgateError(error, runId);
     }
-    return this.follow(client, runId, applied.offset, live);
   }
 
   private follow(

@@ -19,6 +19,15 @@ export interface ToolManifest {
   resumeSchema: string;
   /** Per-attempt execution limit, ms. */
   timeoutMs: number;
+  /** A worker that stops heartbeating for this long is presumed dead and the attempt retried, ms. */
+  heartbeatTimeoutMs?: number;
+  retry: RetrySpec;
+}
+
+/** How model steps are timed and retried; absent in manifests recorded before it existed. */
+export interface ModelStepManifest {
+  timeoutMs: number;
+  heartbeatTimeoutMs: number;
   retry: RetrySpec;
 }
 
@@ -29,6 +38,7 @@ export interface AgentManifest {
   /** The agent's `defaultOptions.requireToolApproval`, reduced to what the workflow can act on. */
   defaultPolicy: 'always' | 'never' | 'function';
   maxSteps: number;
+  modelStep?: ModelStepManifest;
 }
 
 /** Where the request-level approval rule comes from. */

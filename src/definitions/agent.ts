@@ -18,6 +18,16 @@ export interface AgentDefaultOptions {
   maxSteps?: number;
 }
 
+/** Timing and retries of the agent's model steps. */
+export interface ModelStepOptions {
+  /** Limit of one model call, ms. Default 600000 (10 minutes). */
+  timeoutMs?: number;
+  /** A step whose worker stops heartbeating this long is retried elsewhere, ms. Default 60000. */
+  heartbeatTimeoutMs?: number;
+  /** Attempts in all. Default 3. */
+  maximumAttempts?: number;
+}
+
 export interface AgentConfig {
   /** Stable id: runs, search attributes and `getAgent()` use it. */
   id: string;
@@ -29,6 +39,7 @@ export interface AgentConfig {
   model: LanguageModel;
   tools?: Record<string, Tool>;
   defaultOptions?: AgentDefaultOptions;
+  modelStep?: ModelStepOptions;
 }
 
 export const DEFAULT_MAX_STEPS = 10;
@@ -43,6 +54,7 @@ export class Agent {
   readonly instructions: string | undefined;
   readonly model: LanguageModel;
   readonly defaultOptions: AgentDefaultOptions;
+  readonly modelStep: ModelStepOptions;
   /** Tools by the name the model sees (the tool's `id`). */
   readonly tools: ReadonlyMap<string, Tool>;
 
@@ -69,6 +81,7 @@ export class Agent {
     this.instructions = config.instructions;
     this.model = config.model;
     this.defaultOptions = config.defaultOptions ?? {};
+    this.modelStep = config.modelStep ?? {};
     this.tools = indexTools(config.id, config.tools ?? {});
   }
 }

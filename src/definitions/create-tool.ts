@@ -63,6 +63,11 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
   resumeSchema?: z.ZodType<TResume>;
   /** Limit of one execution attempt, ms. Default 300000 (5 minutes). */
   timeoutMs?: number;
+  /**
+   * The worker heartbeats while `execute` runs; when heartbeats stop for this long (the worker
+   * died), the attempt is retried elsewhere. Default 30000 ms.
+   */
+  heartbeatTimeoutMs?: number;
   retry?: ToolRetryOptions;
   execute(
     input: TInput,

@@ -9,7 +9,9 @@ import type {
   ExecuteToolOutput,
   GateVerdict,
   ModelStepInput,
+  ModelStepManifest,
   ModelStepOutput,
+  RetrySpec,
   ToolManifest,
 } from '../common/run-types.js';
 
@@ -25,15 +27,11 @@ const CONTROL: ActivityOptions = {
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 };
 
-// A model step heartbeats while it streams, so a crashed worker is noticed within a minute.
-const MODEL: ActivityOptions = {
-  startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '1 minute',
-  retry: {
-    maximumAttempts: 3,
-    initialInterval: '2 seconds',
-    nonRetryableErrorTypes: NON_RETRYABLE,
-  },
+/** Model-step settings of manifests recorded before they carried their own. */
+const MODEL_STEP_DEFAULTS: ModelStepManifest = {
+  timeoutMs: 10 * 60_000,
+  heartbeatTimeoutMs: 60_000,
+  retry: { maximumAttempts: 3, initialIntervalMs: 2000 },
 };
 
 const control = proxyActivities<TollgateActivities>(CONTROL);
@@ -45,10 +43,28 @@ export function describeAgent(agentId: string): Promise<AgentManifest> {
   );
 }
 
-export function modelStep(input: ModelStepInput): Promise<ModelStepOutput> {
-  return control.modelStep.executeWithOptions({ ...MODEL, summary: `model step ${input.step}` }, [
-    input,
-  ]);
+export function modelStep(
+  manifest: AgentManifest,
+  input: ModelStepInput,
+): Promise<ModelStepOutput> {
+  const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
+  return control.modelStep.executeWithOptions(
+    {
+      startToCloseTimeout: settings.timeoutMs,
+      heartbeatTimeout: settings.heartbeatTimeoutMs,
+      retry: retryOf(settings.retry),
+      summary: `model step ${input.step}`,
+    },
+    [input],
+  );
+}
+
+function retryOf(retry: RetrySpec): ActivityOptions['retry'] {
+  return {
+    maximumAttempts: retry.maximumAttempts,
+    initialInterval: retry.initialIntervalMs,
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  };
 }
 
 export function executeTool(
@@ -58,11 +74,10 @@ export function executeTool(
   return control.executeTool.executeWithOptions(
     {
       startToCloseTimeout: tool.timeoutMs,
-      retry: {
-        maximumAttempts: tool.retry.maximumAttempts,
-        initialInterval: tool.retry.initialIntervalMs,
-        nonRetryableErrorTypes: NON_RETRYABLE,
-      },
+      ...(tool.heartbeatTimeoutMs !== undefined
+        ? { heartbeatTimeout: tool.heartbeatTimeoutMs }
+        : {}),
+      retry: retryOf(tool.retry),
       summary: `tool ${tool.name}`,
     },
     [input],

@@ -58,7 +58,7 @@ async function runSteps(
   while (step < maxSteps) {
     step++;
     state.emit('step-start', { step });
-    last = await modelStep({
+    last = await modelStep(manifest, {
       runId: state.runId,
       agentId: input.agentId,
       step,

@@ -1,4 +1,4 @@
-import { upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   addUsage,
   EMPTY_OBJECT_SCHEMA,
@@ -21,6 +21,7 @@ import type {
 } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { RunStatus } from '../common/wire.js';
+import { currentDetails } from './current-details.js';
 
 /** A call waiting for a decision, with what the workflow needs to match it. */
 export interface WaitingCall extends PendingToolCall {
@@ -62,7 +63,6 @@ export class RunState {
   private running = 0;
   private sequence = 0;
   private idleAnnounced = false;
-  private status: RunStatus = 'running';
 
   constructor(readonly runId: string) {}
 
@@ -190,16 +190,14 @@ export class RunState {
     this.emit('finish', { finishReason: 'suspended', usage: this.usage });
   }
 
+  /** Keeps the search attributes and Temporal UI's current details in step with the run. */
   setStatus(status: RunStatus): void {
-    const pendingTools = [...new Set([...this.waiting.values()].map((call) => call.toolName))];
-    this.status = status;
+    const waiting = [...this.waiting.values()].sort((a, b) => a.sequence - b.sequence);
+    const pendingTools = [...new Set(waiting.map((call) => call.toolName))];
     upsertSearchAttributes([
       { key: SA_KEYS.status, value: status },
       { key: SA_KEYS.pendingTools, value: pendingTools.length > 0 ? pendingTools : null },
     ]);
-  }
-
-  get currentStatus(): RunStatus {
-    return this.status;
+    setCurrentDetails(currentDetails(status, waiting));
   }
 }

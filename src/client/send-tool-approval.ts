@@ -1,0 +1,75 @@
+import { TollgateError } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import type { DecidedBy, DecisionKind } from '../common/run-types.js';
+import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
+
+/** `sendToolApproval` options (SPEC §3): find the waiting call by conversation, then decide it. */
+export interface SendToolApprovalOptions {
+  threadId: string;
+  resourceId: string;
+  /** Needed when several calls of the thread wait. */
+  toolCallId?: string;
+  /** For an approval gate: approve or decline. For a suspended call: `true` resumes it. */
+  approved: boolean;
+  /** Resume data, for a call parked by `suspend()`. */
+  resumeData?: JsonValue;
+  reason?: string;
+  decidedBy?: DecidedBy;
+}
+
+export interface ToolApprovalTarget {
+  kind: DecisionKind;
+  runId: string;
+  toolCallId: string;
+}
+
+/**
+ * Picks the one call a thread-level decision is for, and which decision it is. No candidate, an
+ * unknown id or several candidates are typed errors that list what waits.
+ */
+export function pickApprovalTarget(
+  found: SuspendedRuns,
+  options: SendToolApprovalOptions,
+): ToolApprovalTarget {
+  const candidates = found.runs.flatMap((run: SuspendedRun) =>
+    run.toolCalls.map((call) => ({ runId: run.runId, ...call })),
+  );
+  const where = `thread "${options.threadId}" of resource "${options.resourceId}"`;
+  const listed = candidates
+    .map((c) => `${c.toolCallId} (${c.toolName}, run ${c.runId})`)
+    .join(', ');
+  if (candidates.length === 0) {
+    throw new TollgateError('NO_PENDING_TOOL_CALL', `No tool call waits in ${where}.`);
+  }
+  const matches =
+    options.toolCallId === undefined
+      ? candidates
+      : candidates.filter((c) => c.toolCallId === options.toolCallId);
+  if (matches.length === 0) {
+    throw new TollgateError(
+      'TOOL_CALL_NOT_PENDING',
+      `Tool call ${options.toolCallId} does not wait in ${where}; waiting: ${listed}.`,
+    );
+  }
+  if (matches.length > 1) {
+    throw new TollgateError(
+      'AMBIGUOUS_TOOL_CALL',
+      `${matches.length} tool calls wait in ${where}; pass toolCallId, one of: ${matches.map((c) => `${c.toolCallId} (${c.toolName}, run ${c.runId})`).join(', ')}.`,
+    );
+  }
+  const call = matches[0]!;
+  if (!call.requiresApproval) {
+    if (!options.approved) {
+      throw new TollgateError(
+        'WRONG_DECISION_KIND',
+        `Tool call ${call.toolCallId} (${call.toolName}) was suspended by its tool and waits for resume data, not a decline.`,
+      );
+    }
+    return { kind: 'resume', runId: call.runId, toolCallId: call.toolCallId };
+  }
+  return {
+    kind: options.approved ? 'approve' : 'decline',
+    runId: call.runId,
+    toolCallId: call.toolCallId,
+  };
+}
