@@ -96,3 +96,19 @@ export function typesOf(chunks: Chunk[]): string[] {
 export function uniqueId(prefix: string): string {
   return `${prefix}-${randomUUID().slice(0, 8)}`;
 }
+
+/**
+ * Retries `check` until it passes or `timeoutMs` runs out (visibility in Temporal is eventually
+ * consistent); the last failure is rethrown.
+ */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
