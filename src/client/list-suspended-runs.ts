@@ -38,12 +38,12 @@ export interface SuspendedRuns {
 const MAX_PER_PAGE = 1000;
 
 /**
- * Finds an agent's waiting runs from Temporal alone: visibility (search attributes) says which
+ * Finds an agent's (without `agentId`, every agent's) waiting runs from Temporal alone: visibility (search attributes) says which
  * runs wait, and each run's `pendingToolCalls` query says on what. Works after any restart.
  */
 export async function listSuspendedRuns(
   client: Client,
-  agentId: string,
+  agentId: string | undefined,
   options: ListSuspendedRunsOptions = {},
 ): Promise<SuspendedRuns> {
   const { perPage = 20, page = 0 } = options;
@@ -61,39 +61,42 @@ export async function listSuspendedRuns(
   }
   const query = visibilityQuery(agentId, options);
   const { count: total } = await client.workflow.count(query);
-  const runs: SuspendedRun[] = [];
-  let index = 0;
   const first = page * perPage;
+  const listed: Array<{ runId: string; attributes: TypedSearchAttributes }> = [];
+  let index = 0;
   for await (const execution of client.workflow.list({
     query,
-    pageSize: Math.min(perPage * (page + 1), MAX_PER_PAGE),
+    pageSize: Math.min(first + perPage, MAX_PER_PAGE),
   })) {
     if (index++ < first) continue;
-    const pending = await pendingOf(client, execution.workflowId);
-    if (pending.length > 0) {
-      runs.push(
-        suspendedRun(agentId, execution.workflowId, execution.typedSearchAttributes, pending),
-      );
-    }
-    if (index >= first + perPage) break;
+    listed.push({ runId: execution.workflowId, attributes: execution.typedSearchAttributes });
+    if (listed.length >= perPage) break;
   }
+  // Ask the page's runs at once: each answer comes from its own worker-side query.
+  const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
+  const runs = listed.flatMap(({ runId, attributes }, at) =>
+    pending[at]!.length > 0 ? [suspendedRun(runId, attributes, pending[at]!)] : [],
+  );
   return { runs, total };
 }
 
-function visibilityQuery(agentId: string, options: ListSuspendedRunsOptions): string {
+function visibilityQuery(agentId: string | undefined, options: ListSuspendedRunsOptions): string {
   const { agentId: agent, status, threadId, resourceId } = SEARCH_ATTRIBUTES;
   const clauses = [
-    `${agent.name} = ${quote(agentId)}`,
     `${status.name} IN ('awaiting-approval', 'suspended')`,
     `ExecutionStatus = 'Running'`,
   ];
+  if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
   if (options.threadId !== undefined) clauses.push(`${threadId.name} = ${quote(options.threadId)}`);
-  if (options.resourceId !== undefined)
+  if (options.resourceId !== undefined) {
     clauses.push(`${resourceId.name} = ${quote(options.resourceId)}`);
-  if (options.fromDate !== undefined)
+  }
+  if (options.fromDate !== undefined) {
     clauses.push(`StartTime >= ${quote(isoOf(options.fromDate, 'fromDate'))}`);
-  if (options.toDate !== undefined)
+  }
+  if (options.toDate !== undefined) {
     clauses.push(`StartTime <= ${quote(isoOf(options.toDate, 'toDate'))}`);
+  }
   return clauses.join(' AND ');
 }
 
@@ -121,7 +124,6 @@ async function pendingOf(client: Client, runId: string): Promise<PendingToolCall
 }
 
 function suspendedRun(
-  agentId: string,
   runId: string,
   attributes: TypedSearchAttributes,
   pending: PendingToolCall[],
@@ -131,7 +133,7 @@ function suspendedRun(
   return {
     runId,
     status: 'suspended',
-    agentId,
+    agentId: attributes.get(SA_KEYS.agentId) ?? '',
     ...(threadId !== undefined ? { threadId } : {}),
     ...(resourceId !== undefined ? { resourceId } : {}),
     suspendedAt: pending.map((call) => call.requestedAt).sort()[0]!,

@@ -101,6 +101,8 @@ export interface PendingToolCall extends ToolCallRef {
   requiresApproval: boolean;
   fingerprint: string;
   suspendPayload?: JsonValue;
+  /** JSON Schema (as a JSON string) of the data that resumes the call; for forms. */
+  resumeSchema: string;
   /** When the call started waiting, ISO-8601. */
   requestedAt: string;
 }

@@ -28,7 +28,6 @@ export interface WaitingCall extends PendingToolCall {
   kind: 'approve' | 'resume';
   /** Request order, to find "the most recently requested" call. */
   sequence: number;
-  resumeSchema: string;
 }
 
 export interface Decision {
@@ -166,7 +165,7 @@ export class RunState {
   pendingToolCalls(): PendingToolCall[] {
     return [...this.waiting.values()]
       .sort((a, b) => a.sequence - b.sequence)
-      .map(({ kind: _kind, sequence: _sequence, resumeSchema: _schema, ...pending }) => pending);
+      .map(({ kind: _kind, sequence: _sequence, ...pending }) => pending);
   }
 
   toolStarted(): void {
