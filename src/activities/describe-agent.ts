@@ -22,6 +22,7 @@ const DEFAULT_TOOL_RETRY_INTERVAL_MS = 1000;
 export function describeAgent(agent: Agent): AgentManifest {
   const tools: Record<string, ToolManifest> = {};
   for (const [name, tool] of agent.tools) tools[name] = describeTool(tool);
+  for (const [name, subAgent] of agent.subAgents) tools[name] = describeDelegation(name, subAgent);
   const policy = agent.defaultOptions.requireToolApproval;
   return {
     agentId: agent.id,
@@ -53,6 +54,21 @@ function describeTool(tool: Tool): ToolManifest {
       maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,
       initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY_INTERVAL_MS,
     },
+  };
+}
+
+/**
+ * A delegation is never gated itself: it executes nothing but the sub-agent's run, whose own
+ * calls are gated and surface on this run.
+ */
+function describeDelegation(name: string, subAgent: Agent): ToolManifest {
+  return {
+    name,
+    delegate: { agentId: subAgent.id },
+    approval: 'never',
+    resumeSchema: EMPTY_OBJECT_SCHEMA,
+    timeoutMs: DEFAULT_TOOL_TIMEOUT_MS,
+    retry: { maximumAttempts: 1, initialIntervalMs: DEFAULT_TOOL_RETRY_INTERVAL_MS },
   };
 }
 

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { z } from 'zod';
 import { streamText, tool as aiTool, type ModelMessage, type ToolSet } from 'ai';
 import { makeChunk, type FinishReason, type Usage } from '../common/chunks.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
@@ -103,6 +104,9 @@ async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise
 
 const toolSets = new WeakMap<Agent, ToolSet>();
 
+/** Input of an `agent-<key>` tool (SPEC §7). */
+const DELEGATION_INPUT = z.object({ message: z.string().describe('The task for the sub-agent') });
+
 /** The agent's tools as the model sees them: name, description, input schema; no `execute`. */
 function toolsForModel(agent: Agent): ToolSet {
   let tools = toolSets.get(agent);
@@ -112,6 +116,12 @@ function toolsForModel(agent: Agent): ToolSet {
       tools[name] = aiTool({
         ...(tool.description ? { description: tool.description } : {}),
         inputSchema: tool.inputSchema,
+      });
+    }
+    for (const [name, subAgent] of agent.subAgents) {
+      tools[name] = aiTool({
+        description: subAgent.description ?? `Delegate a task to the agent "${subAgent.name}".`,
+        inputSchema: DELEGATION_INPUT,
       });
     }
     toolSets.set(agent, tools);

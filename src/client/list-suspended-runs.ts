@@ -85,6 +85,8 @@ function visibilityQuery(agentId: string | undefined, options: ListSuspendedRuns
   const clauses = [
     `${status.name} IN ('awaiting-approval', 'suspended')`,
     `ExecutionStatus = 'Running'`,
+    // A sub-agent's run is decided through the run at the top, which shows its calls.
+    'ParentWorkflowId IS NULL',
   ];
   if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
   if (options.threadId !== undefined) clauses.push(`${threadId.name} = ${quote(options.threadId)}`);

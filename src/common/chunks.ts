@@ -28,8 +28,14 @@ export interface ChunkPayloads {
     fingerprint: string;
     resumeSchema: string;
     expiresAt?: string;
+    /** For a call inside a sub-agent: agent ids from this run's agent down to the call's. */
+    path?: string[];
   };
-  'tool-call-suspended': ToolCallRef & { suspendPayload: JsonValue; resumeSchema: string };
+  'tool-call-suspended': ToolCallRef & {
+    suspendPayload: JsonValue;
+    resumeSchema: string;
+    path?: string[];
+  };
   'tool-result': ToolCallRef & { result: JsonValue };
   'tool-error': ToolCallRef & { error: string };
   finish: { finishReason: FinishReason; usage: Usage };

@@ -14,6 +14,8 @@ export interface RetrySpec {
 /** What the workflow needs to know about one tool; recorded once per run in history. */
 export interface ToolManifest {
   name: string;
+  /** Set for `agent-<key>` tools: the sub-agent that runs, as a child workflow, for each call. */
+  delegate?: { agentId: string };
   approval: ToolApprovalMode;
   /** JSON Schema (as a JSON string) of resume data, or the empty-object schema. */
   resumeSchema: string;
@@ -60,6 +62,29 @@ export interface RunInput {
   requestContext: JsonObject;
   threadId?: string;
   resourceId?: string;
+  /** Set on a sub-agent's run: the run and the call that delegated to it. */
+  parent?: DelegationParent;
+}
+
+export interface DelegationParent {
+  runId: string;
+  toolCallId: string;
+  /** Id of the run at the top of the delegation tree; request policies are kept under it. */
+  rootRunId: string;
+}
+
+/**
+ * What a sub-agent's run tells its parent whenever the calls it waits on change: the parent shows
+ * them on its own stream and routes decisions back down (SPEC §7).
+ */
+export interface ChildStatus {
+  /** The parent's delegation call. */
+  toolCallId: string;
+  /** Increases with every report; older reports are ignored. */
+  version: number;
+  /** Nothing runs below: the child only waits. */
+  idle: boolean;
+  waiting: PendingToolCall[];
 }
 
 /** Result of a closed run, as shown in Temporal UI. */
@@ -105,6 +130,8 @@ export interface PendingToolCall extends ToolCallRef {
   resumeSchema: string;
   /** When the call started waiting, ISO-8601. */
   requestedAt: string;
+  /** For a call inside a sub-agent: the agent ids from the run's own agent down to the call's. */
+  path?: string[];
 }
 
 /** A tool call the model made, with its fingerprint. */

@@ -48,6 +48,9 @@ export const SEARCH_ATTRIBUTES = {
 
 export type SearchAttributeSpec = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
 
+/** Internal signal: a sub-agent's run reports what it waits on to its parent run. */
+export const CHILD_STATUS_SIGNAL = 'tollgate.childStatus';
+
 /** Values of `TollgateStatus`. */
 export type RunStatus =
   'running' | 'awaiting-approval' | 'suspended' | 'completed' | 'failed' | 'cancelled';

@@ -38,9 +38,17 @@ export interface AgentConfig {
   /** Any AI SDK language model, or `'openai/<model>'` for the OpenAI provider (env: OPENAI_API_KEY, OPENAI_BASE_URL). */
   model: LanguageModel;
   tools?: Record<string, Tool>;
+  /**
+   * Sub-agents (supervisor pattern): each `key` is offered to the model as the tool `agent-<key>`
+   * with input `{ message }`, and runs as a child workflow. Hosted by the same workers.
+   */
+  agents?: Record<string, Agent>;
   defaultOptions?: AgentDefaultOptions;
   modelStep?: ModelStepOptions;
 }
+
+/** Prefix of the tools through which a supervisor delegates to its sub-agents. */
+export const DELEGATION_PREFIX = 'agent-';
 
 export const DEFAULT_MAX_STEPS = 10;
 
@@ -57,6 +65,8 @@ export class Agent {
   readonly modelStep: ModelStepOptions;
   /** Tools by the name the model sees (the tool's `id`). */
   readonly tools: ReadonlyMap<string, Tool>;
+  /** Sub-agents by the name of the tool that delegates to them (`agent-<key>`). */
+  readonly subAgents: ReadonlyMap<string, Agent>;
 
   constructor(config: AgentConfig) {
     if (typeof config?.id !== 'string' || !AGENT_ID.test(config.id)) {
@@ -83,7 +93,33 @@ export class Agent {
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
     this.tools = indexTools(config.id, config.tools ?? {});
+    this.subAgents = indexSubAgents(config.id, config.agents ?? {}, this.tools);
   }
+}
+
+function indexSubAgents(
+  agentId: string,
+  agents: Record<string, Agent>,
+  tools: ReadonlyMap<string, Tool>,
+): Map<string, Agent> {
+  const byName = new Map<string, Agent>();
+  for (const [key, agent] of Object.entries(agents)) {
+    if (!(agent instanceof Agent)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": agents.${key} is not an Agent.`,
+      );
+    }
+    const name = DELEGATION_PREFIX + key;
+    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name) || tools.has(name)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": sub-agent key "${key}" gives the tool name "${name}", which is ${tools.has(name) ? 'already a tool' : 'not a valid tool name'}.`,
+      );
+    }
+    byName.set(name, agent);
+  }
+  return byName;
 }
 
 function indexTools(agentId: string, tools: Record<string, Tool>): Map<string, Tool> {

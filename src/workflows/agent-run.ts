@@ -10,6 +10,7 @@ import { TollgateError } from '../common/errors.js';
 import type { AgentManifest, ModelStepOutput, RunInput, RunResult } from '../common/run-types.js';
 import { describeAgent, modelStep } from './activity-calls.js';
 import { installHandlers } from './decisions.js';
+import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
@@ -19,8 +20,9 @@ import { failureMessage, runToolCalls } from './tool-calls.js';
  * model stops or `maxSteps`. The history is the run's only snapshot.
  */
 export async function agentRun(input: RunInput): Promise<RunResult> {
-  const state = new RunState(workflowInfo().workflowId);
+  const state = new RunState(workflowInfo().workflowId, input.agentId);
   installHandlers(state);
+  reportToParent(state, input);
   state.messages.push(...input.messages);
   state.emit('start', {
     agentId: input.agentId,
@@ -46,6 +48,7 @@ async function runSteps(
   const maxSteps = input.maxSteps ?? manifest.maxSteps;
   const gateContext = {
     runId: state.runId,
+    policyRunId: input.parent?.rootRunId ?? state.runId,
     manifest,
     policy: input.requestPolicy,
     requestContext: input.requestContext,
@@ -79,11 +82,7 @@ async function runSteps(
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (last.toolCalls.length === 0) break;
     const gated = await decideGates(gateContext, last.toolCalls);
-    const results = await runToolCalls(
-      { state, manifest, requestContext: input.requestContext },
-      last.toolCalls,
-      gated,
-    );
+    const results = await runToolCalls({ state, manifest, input }, last.toolCalls, gated);
     state.messages.push({ role: 'tool', content: results as never });
   }
   return {
@@ -114,6 +113,16 @@ function fail(state: RunState, error: unknown): void {
       : error instanceof Error
         ? error.message
         : String(error);
+  // Every call still waiting gets an explicit answer, so no one waits on a decision that is moot.
+  const moot = cancelled ? 'Run was cancelled before a decision' : 'Run failed before a decision';
+  for (const call of state.pendingToolCalls()) {
+    state.emit('tool-error', {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      args: call.args,
+      error: moot,
+    });
+  }
   state.emit('error', { error: message });
   close(state, 'error', cancelled ? 'cancelled' : 'failed');
 }

@@ -17,6 +17,7 @@ import type {
 } from '../common/run-types.js';
 import { QUERIES, SIGNALS, UPDATES } from '../common/wire.js';
 import { checkDecisionInput } from './decision-input.js';
+import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { validateAgainstSchema } from './json-schema-check.js';
 import type { Decision, RunState, WaitingCall } from './run-state.js';
 
@@ -139,6 +140,9 @@ export function installHandlers(state: RunState): void {
       const verdict = judgeDecision(state, kind, input);
       if (verdict.ok) {
         state.apply(verdict.call, verdict.decision);
+        forwardDecision(state, verdict.call, kind, verdict.decision).catch((error: unknown) =>
+          log.warn('Could not pass a decision to a sub-agent run', { error: String(error) }),
+        );
         return;
       }
       // Signals cannot answer; the refusal is kept for audit and the run is unchanged.
@@ -147,10 +151,13 @@ export function installHandlers(state: RunState): void {
     });
     setHandler(
       defineUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind]),
-      (input) => {
+      async (input) => {
         const verdict = judgeDecision(state, kind, input);
         if (!verdict.ok) throw refuse(verdict);
-        return state.apply(verdict.call, verdict.decision);
+        // Applied before any await, so a second decision in the same batch sees it taken.
+        const applied = state.apply(verdict.call, verdict.decision);
+        await forwardDecision(state, verdict.call, kind, verdict.decision);
+        return applied;
       },
       {
         validator: (input) => {
@@ -165,6 +172,7 @@ export function installHandlers(state: RunState): void {
   );
   setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
   setHandler(pendingQuery, () => state.pendingToolCalls());
+  installChildStatusHandler(state);
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {

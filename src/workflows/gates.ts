@@ -11,6 +11,8 @@ import { evaluateRequestPolicy, evaluateToolPolicies } from './activity-calls.js
 
 export interface GateContext {
   runId: string;
+  /** The run a request policy was registered under: the top of the delegation tree. */
+  policyRunId: string;
   manifest: AgentManifest;
   policy: RequestPolicy;
   requestContext: JsonObject;
@@ -30,8 +32,11 @@ export async function decideGates(
   const byRequest: ToolCallRef[] = [];
   const policy = effectivePolicy(context);
   for (const call of calls) {
-    const approval = context.manifest.tools[call.toolName]?.approval;
-    if (approval === 'predicate') byToolPredicate.push(refOf(call));
+    const tool = context.manifest.tools[call.toolName];
+    const approval = tool?.approval;
+    // A delegation runs nothing itself; the sub-agent's own calls are gated where they are made.
+    if (tool?.delegate) gated.set(call.toolCallId, false);
+    else if (approval === 'predicate') byToolPredicate.push(refOf(call));
     else if (approval === 'always' || policy === 'always') gated.set(call.toolCallId, true);
     else if (policy === 'never') gated.set(call.toolCallId, false);
     else byRequest.push(refOf(call));
@@ -90,7 +95,7 @@ async function record(
 
 function input(context: GateContext, source: 'tool' | 'agent' | 'request', calls: ToolCallRef[]) {
   return {
-    runId: context.runId,
+    runId: source === 'request' ? context.policyRunId : context.runId,
     agentId: context.manifest.agentId,
     source,
     calls,

@@ -8,7 +8,6 @@ import {
   type ChunkPayloads,
   type ChunkSlice,
   type ChunkType,
-  type ToolCallRef,
   type Usage,
 } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
@@ -16,6 +15,7 @@ import type {
   AppliedDecision,
   DecidedBy,
   DecisionKind,
+  ChildStatus,
   ModelToolCall,
   PendingToolCall,
 } from '../common/run-types.js';
@@ -28,6 +28,15 @@ export interface WaitingCall extends PendingToolCall {
   kind: 'approve' | 'resume';
   /** Request order, to find "the most recently requested" call. */
   sequence: number;
+  /** Set when the call waits inside a sub-agent: decisions are passed down to that child run. */
+  route?: { child: string; innerId: string };
+}
+
+/** A delegation in progress: a sub-agent's child run and what it last reported. */
+interface ChildRun {
+  agentId: string;
+  version: number;
+  idle: boolean;
 }
 
 export interface Decision {
@@ -59,11 +68,17 @@ export class RunState {
   readonly rejected: RejectedDecision[] = [];
   usage: Usage = ZERO_USAGE;
   closed = false;
+  /** Called whenever what the run waits on changes; a sub-agent's run reports to its parent. */
+  onWaitingChanged: ((status: { idle: boolean; waiting: PendingToolCall[] }) => void) | undefined;
+  private readonly children = new Map<string, ChildRun>();
   private running = 0;
   private sequence = 0;
   private idleAnnounced = false;
 
-  constructor(readonly runId: string) {}
+  constructor(
+    readonly runId: string,
+    readonly agentId: string,
+  ) {}
 
   emit<T extends ChunkType>(type: T, payload: ChunkPayloads[T]): void {
     this.chunks.push(makeChunk(this.runId, type, payload));
@@ -112,28 +127,96 @@ export class RunState {
       resumeSchema,
       ...(extra.suspendPayload !== undefined ? { suspendPayload: extra.suspendPayload } : {}),
     };
-    this.waiting.set(call.toolCallId, waiting);
-    const ref: ToolCallRef = {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      args: call.args,
-    };
-    if (kind === 'approve') {
-      this.emit('tool-call-approval', { ...ref, fingerprint: call.fingerprint, resumeSchema });
+    this.show(waiting);
+  }
+
+  /** Adds a waiting call and puts its request on the stream. */
+  private show(waiting: WaitingCall): void {
+    this.waiting.set(waiting.toolCallId, waiting);
+    const { toolCallId, toolName, args, resumeSchema, path } = waiting;
+    const where = path ? { path } : {};
+    if (waiting.kind === 'approve') {
+      this.emit('tool-call-approval', {
+        toolCallId,
+        toolName,
+        args,
+        fingerprint: waiting.fingerprint,
+        resumeSchema,
+        ...where,
+      });
     } else {
       this.emit('tool-call-suspended', {
-        ...ref,
-        suspendPayload: extra.suspendPayload ?? null,
+        toolCallId,
+        toolName,
+        args,
+        suspendPayload: waiting.suspendPayload ?? null,
         resumeSchema,
+        ...where,
       });
     }
+  }
+
+  /** A delegation started: its child run's waiting calls will be mirrored here. */
+  childStarted(toolCallId: string, agentId: string): void {
+    this.children.set(toolCallId, { agentId, version: 0, idle: false });
+    this.toolStarted();
+  }
+
+  /** A delegation ended; any of its calls still shown as waiting gets `answer` as its error. */
+  childFinished(toolCallId: string, answer: string): void {
+    if (!this.children.delete(toolCallId)) return;
+    for (const [id, call] of this.waiting) {
+      if (call.route?.child !== toolCallId) continue;
+      this.waiting.delete(id);
+      this.emit('tool-error', {
+        toolCallId: id,
+        toolName: call.toolName,
+        args: call.args,
+        error: answer,
+      });
+    }
+    this.toolFinished();
+  }
+
+  /**
+   * Takes a child run's report: its waiting calls appear here under `<delegation id>/<id>`, with
+   * the inner tool's name and arguments and the delegation path, so an approver sees what runs.
+   */
+  mirror(status: ChildStatus): void {
+    const child = this.children.get(status.toolCallId);
+    if (!child || status.version <= child.version) return;
+    child.version = status.version;
+    child.idle = status.idle;
+    const incoming = new Map(
+      status.waiting.map((call) => [`${status.toolCallId}/${call.toolCallId}`, call]),
+    );
+    for (const [id, call] of this.waiting) {
+      if (call.route?.child === status.toolCallId && !incoming.has(id)) this.waiting.delete(id);
+    }
+    for (const [id, inner] of incoming) {
+      if (this.waiting.has(id) || this.decided.has(id)) continue;
+      this.show({
+        ...inner,
+        toolCallId: id,
+        path: [this.agentId, ...(inner.path ?? [child.agentId])],
+        kind: inner.requiresApproval ? 'approve' : 'resume',
+        sequence: ++this.sequence,
+        route: { child: status.toolCallId, innerId: inner.toolCallId },
+      });
+    }
+    if (!status.idle) {
+      this.idleAnnounced = false;
+      this.setStatus('running');
+    }
+    this.announceIdle();
   }
 
   /** Applies an accepted decision: the call stops waiting and the run is running again. */
   apply(call: WaitingCall, decision: Decision): AppliedDecision {
     this.waiting.delete(call.toolCallId);
     this.decided.add(call.toolCallId);
-    this.decisions.set(call.toolCallId, decision);
+    // A routed call's decision travels down to its child run; nothing here waits on it.
+    if (!call.route) this.decisions.set(call.toolCallId, decision);
     this.idleAnnounced = false;
     this.setStatus('running');
     const verb = { approve: 'approved', decline: 'declined', resume: 'resumed' } as const;
@@ -165,7 +248,7 @@ export class RunState {
   pendingToolCalls(): PendingToolCall[] {
     return [...this.waiting.values()]
       .sort((a, b) => a.sequence - b.sequence)
-      .map(({ kind: _kind, sequence: _sequence, ...pending }) => pending);
+      .map(({ kind: _kind, sequence: _sequence, route: _route, ...pending }) => pending);
   }
 
   toolStarted(): void {
@@ -182,11 +265,17 @@ export class RunState {
    * finish, and Temporal UI shows the run as waiting. Announced once per idle stretch.
    */
   announceIdle(): void {
-    if (this.running > 0 || this.waiting.size === 0 || this.idleAnnounced) return;
+    if (!this.idle || this.idleAnnounced) return;
     this.idleAnnounced = true;
     const approvals = [...this.waiting.values()].some((call) => call.kind === 'approve');
     this.setStatus(approvals ? 'awaiting-approval' : 'suspended');
     this.emit('finish', { finishReason: 'suspended', usage: this.usage });
+  }
+
+  /** Calls wait and nothing runs, counting a child run that itself only waits as not running. */
+  get idle(): boolean {
+    const idleChildren = [...this.children.values()].filter((child) => child.idle).length;
+    return this.running - idleChildren === 0 && this.waiting.size > 0;
   }
 
   /** Keeps the search attributes and Temporal UI's current details in step with the run. */
@@ -198,5 +287,6 @@ export class RunState {
       { key: SA_KEYS.pendingTools, value: pendingTools.length > 0 ? pendingTools : null },
     ]);
     setCurrentDetails(currentDetails(status, waiting));
+    this.onWaitingChanged?.({ idle: this.idle, waiting: this.pendingToolCalls() });
   }
 }

@@ -1,8 +1,14 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/chunks.js';
-import type { JsonObject, JsonValue } from '../common/json.js';
-import type { AgentManifest, ExecuteToolOutput, ModelToolCall } from '../common/run-types.js';
+import type { JsonValue } from '../common/json.js';
+import type {
+  AgentManifest,
+  ExecuteToolOutput,
+  ModelToolCall,
+  RunInput,
+} from '../common/run-types.js';
 import { executeTool } from './activity-calls.js';
+import { runDelegation } from './delegation.js';
 import type { Decision, RunState } from './run-state.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
@@ -19,7 +25,7 @@ export interface ToolResultPart {
 export interface ToolRunContext {
   state: RunState;
   manifest: AgentManifest;
-  requestContext: JsonObject;
+  input: RunInput;
 }
 
 /**
@@ -52,6 +58,12 @@ async function runCall(
       call,
       call.invalidReason ?? `Unknown tool "${call.toolName}". Available tools: ${available}.`,
     );
+  }
+  if (tool.delegate) {
+    const outcome = await runDelegation(context, call, { ...tool, delegate: tool.delegate });
+    return 'text' in outcome
+      ? toolResult(state, call, outcome.text)
+      : toolError(state, call, outcome.error);
   }
   if (gated) {
     state.wait(call, 'approve', { resumeSchema: tool.resumeSchema });
@@ -95,7 +107,7 @@ async function execute(
       runId: context.state.runId,
       agentId: context.manifest.agentId,
       call: refOf(call),
-      requestContext: context.requestContext,
+      requestContext: context.input.requestContext,
       ...(resumeData !== undefined ? { resumeData } : {}),
     });
   } catch (error) {

@@ -1,0 +1,139 @@
+import {
+  ChildWorkflowFailure,
+  defineSignal,
+  executeChild,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  ParentClosePolicy,
+  setHandler,
+} from '@temporalio/workflow';
+import type { JsonValue } from '../common/json.js';
+import type {
+  ChildStatus,
+  DecisionInput,
+  DecisionKind,
+  ModelToolCall,
+  RunInput,
+  RunResult,
+  ToolManifest,
+} from '../common/run-types.js';
+import { SA_KEYS } from '../common/search-attribute-keys.js';
+import { AGENT_RUN_WORKFLOW, CHILD_STATUS_SIGNAL, SIGNALS } from '../common/wire.js';
+import type { Decision, RunState, WaitingCall } from './run-state.js';
+
+const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);
+
+/** The run id of the sub-agent run that a delegation call starts. */
+export function childRunId(parentRunId: string, toolCallId: string): string {
+  return `${parentRunId}/${toolCallId}`;
+}
+
+export interface DelegationContext {
+  state: RunState;
+  input: RunInput;
+}
+
+/**
+ * Runs a sub-agent for an `agent-<key>` call, as a child workflow of this run; its final text is
+ * the call's result. Cancelling this run cancels the child.
+ */
+export async function runDelegation(
+  context: DelegationContext,
+  call: ModelToolCall,
+  tool: ToolManifest & { delegate: { agentId: string } },
+): Promise<{ text: string } | { error: string }> {
+  const { state, input } = context;
+  const message = (call.args as { message?: unknown } | null)?.message;
+  if (typeof message !== 'string' || message === '') {
+    return {
+      error: `Tool "${call.toolName}" takes { message: string }: the task for the sub-agent.`,
+    };
+  }
+  const agentId = tool.delegate.agentId;
+  const childInput: RunInput = {
+    agentId,
+    messages: [{ role: 'user', content: message }],
+    requestPolicy: input.requestPolicy,
+    requestContext: input.requestContext,
+    parent: {
+      runId: state.runId,
+      toolCallId: call.toolCallId,
+      rootRunId: input.parent?.rootRunId ?? state.runId,
+    },
+  };
+  state.childStarted(call.toolCallId, agentId);
+  try {
+    const result = await executeChild<(input: RunInput) => Promise<RunResult>>(AGENT_RUN_WORKFLOW, {
+      workflowId: childRunId(state.runId, call.toolCallId),
+      args: [childInput],
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      staticSummary: `${agentId}: ${message.length > 80 ? `${message.slice(0, 77)}...` : message}`,
+      typedSearchAttributes: [
+        { key: SA_KEYS.agentId, value: agentId },
+        { key: SA_KEYS.status, value: 'running' },
+      ],
+    });
+    return { text: result.text };
+  } catch (error) {
+    if (isCancellation(error)) {
+      state.childFinished(call.toolCallId, 'Run was cancelled before a decision');
+      throw error;
+    }
+    if (error instanceof ChildWorkflowFailure) {
+      return { error: `Sub-agent "${agentId}" failed: ${error.cause?.message || error.message}` };
+    }
+    throw error;
+  } finally {
+    state.childFinished(call.toolCallId, 'The sub-agent run ended before a decision');
+  }
+}
+
+/** Mirrors what the run's children report (SPEC §7). */
+export function installChildStatusHandler(state: RunState): void {
+  setHandler(childStatusSignal, (status) => state.mirror(status));
+}
+
+/** Makes a sub-agent's run report what it waits on to its parent, whenever that changes. */
+export function reportToParent(state: RunState, input: RunInput): void {
+  const parent = input.parent;
+  if (!parent) return;
+  const handle = getExternalWorkflowHandle(parent.runId);
+  let version = 0;
+  state.onWaitingChanged = ({ idle, waiting }) => {
+    const status: ChildStatus = {
+      toolCallId: parent.toolCallId,
+      version: ++version,
+      idle,
+      waiting: waiting.map((call) => (call.path ? call : { ...call, path: [state.agentId] })),
+    };
+    handle.signal(childStatusSignal, status).catch((error: unknown) => {
+      // The parent is gone (cancelled or finished): nobody is left to show the calls to.
+      log.warn('Could not report to the parent run', {
+        parent: parent.runId,
+        error: String(error),
+      });
+    });
+  };
+}
+
+/** Passes an accepted decision on a mirrored call down to the child run that owns the call. */
+export async function forwardDecision(
+  state: RunState,
+  call: WaitingCall,
+  kind: DecisionKind,
+  decision: Decision,
+): Promise<void> {
+  if (!call.route) return;
+  const input: DecisionInput = {
+    toolCallId: call.route.innerId,
+    fingerprint: call.fingerprint,
+    ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+    ...(decision.decidedBy !== undefined ? { decidedBy: decision.decidedBy } : {}),
+    ...(decision.resumeData !== undefined ? { resumeData: decision.resumeData as JsonValue } : {}),
+  };
+  await getExternalWorkflowHandle(childRunId(state.runId, call.route.child)).signal(
+    SIGNALS[kind],
+    input,
+  );
+}
