@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry } from './activities/agent-registry.js';
+import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
@@ -24,6 +25,8 @@ export interface TollgateOptions {
   /** Agents this process hosts; omit in a process that only starts and steers runs. */
   agents?: Record<string, Agent>;
   temporal?: TemporalOptions;
+  /** How memory threads are kept by this worker (see `ThreadSettings`). */
+  threads?: Partial<ThreadSettings>;
 }
 
 interface RunningWorker {
@@ -46,7 +49,7 @@ export class Tollgate {
   private closed = false;
   private readonly lifetime = new AbortController();
 
-  constructor(options: TollgateOptions = {}) {
+  constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
@@ -73,6 +76,7 @@ export class Tollgate {
       agents: this.agents,
       client,
       bus: liveBus,
+      threads: { ...DEFAULT_THREAD_SETTINGS, ...this.options.threads },
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>

@@ -12,8 +12,7 @@ import {
   createRequestPolicyActivities,
   type RequestPolicyRegistry,
 } from './activities/request-policy.js';
-import type { JsonValue } from './common/json.js';
-import { QUERIES } from './common/wire.js';
+import type { ThreadSettings } from './activities/memory.js';
 import type { LiveBus } from './live/live-bus.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
@@ -42,6 +41,7 @@ export interface AgentWorkerOptions {
   agents: AgentRegistry;
   client: Client;
   bus: LiveBus;
+  threads: ThreadSettings;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
@@ -55,10 +55,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     activities: createActivities({
       agents: options.agents,
       bus: options.bus,
-      readConversation: (runId, upTo) =>
-        client.workflow
-          .getHandle(runId)
-          .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo }),
+      client,
+      threads: options.threads,
     }),
   });
 }

@@ -12,6 +12,8 @@ export const DEFAULT_MODEL_STEP = {
   heartbeatTimeoutMs: 60_000,
   maximumAttempts: 3,
 };
+/** Default number of thread messages a run with memory starts from. */
+export const DEFAULT_LAST_MESSAGES = 40;
 /** Default limit of one tool execution attempt, ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
 /** Default attempts of a tool execution: tools with side effects use `context.idempotencyKey`. */
@@ -29,6 +31,8 @@ export function describeAgent(agent: Agent): AgentManifest {
     tools,
     defaultPolicy: typeof policy === 'function' ? 'function' : policy ? 'always' : 'never',
     maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
+    lastMessages: agent.memory.lastMessages ?? DEFAULT_LAST_MESSAGES,
+    autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:

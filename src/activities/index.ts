@@ -1,7 +1,10 @@
+import type { Client } from '@temporalio/client';
 import type { JsonValue } from '../common/json.js';
+import { QUERIES } from '../common/wire.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
+  ExtractResumeDataInput,
   ExecuteToolInput,
   ModelStepInput,
 } from '../common/run-types.js';
@@ -14,25 +17,42 @@ import { classified } from './failures.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { runModelStep } from './model-step.js';
 import { evaluateAgentPolicies } from './tool-policies.js';
+import { extractResumeData } from './extract-resume-data.js';
+import { createMemoryActivities, type ThreadSettings } from './memory.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
   bus: LiveBus;
-  readConversation(runId: string, upTo: number): Promise<JsonValue[]>;
+  client: Client;
+  threads: ThreadSettings;
 }
 
 /** The activities of an agent worker, bound to the agents it hosts. */
 export function createActivities(deps: ActivityDeps) {
   const conversations = new ConversationCache();
+  const readConversation = (runId: string, upTo: number) =>
+    deps.client.workflow
+      .getHandle(runId)
+      .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo });
   return {
+    ...createMemoryActivities(deps.client, deps.threads),
     describeAgent: (agentId: string): Promise<AgentManifest> =>
       classified(async () => describeAgent(deps.agents.require(agentId))),
     modelStep: (input: ModelStepInput) =>
-      classified(() => whileHeartbeating(() => runModelStep({ ...deps, conversations }, input))),
+      classified(() =>
+        whileHeartbeating(() =>
+          runModelStep(
+            { agents: deps.agents, bus: deps.bus, conversations, readConversation },
+            input,
+          ),
+        ),
+      ),
     executeTool: (input: ExecuteToolInput) =>
       classified(() => whileHeartbeating(() => runTool(deps.agents, input))),
     evaluateToolPolicies: (input: EvaluateGatesInput) =>
       classified(() => evaluateAgentPolicies(deps.agents, input)),
+    extractResumeData: (input: ExtractResumeDataInput) =>
+      classified(() => extractResumeData(deps.agents, input)),
   };
 }
 

@@ -16,6 +16,7 @@ import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, type SuspendPayload } from './agent-stream.js';
+import { autoResume } from './auto-resume.js';
 import { toTollgateError } from './errors.js';
 import {
   listSuspendedRuns,
@@ -66,6 +67,8 @@ export class AgentClient {
     const opts = options ?? {};
     const initial = checkRunInput(messages, opts);
     const client = await this.context.client();
+    const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
+    if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
     const runId = opts.runId ?? randomUUID();
     const input: RunInput = {
       agentId: this.agentId,

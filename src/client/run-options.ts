@@ -12,8 +12,16 @@ export interface RunOptions {
   /** JSON data handed to tools and policies as `requestContext`. */
   requestContext?: JsonObject;
   /** Labels the run with a thread and a resource (search attributes `TollgateThreadId`, `TollgateResourceId`). */
+  /**
+   * Keeps the conversation of a thread across runs (Temporal is the only store): the run starts
+   * from the thread's last messages and adds its own when it completes. Also labels the run
+   * (search attributes `TollgateThreadId`, `TollgateResourceId`).
+   */
   memory?: { thread: string; resource: string };
-  /** Not supported yet: setting it to `true` is an error rather than a silent no-op. */
+  /**
+   * With `memory`: this message resumes the thread's call parked by `suspend()`, with resume data
+   * the model extracts from it. Default: the agent's. Never grants an approval.
+   */
   autoResumeSuspendedTools?: boolean;
   /** The run's id (the workflow id); default: a new UUID. Must not name an existing run. */
   runId?: string;
@@ -64,9 +72,9 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   ) {
     throw invalid('memory must be { thread: string, resource: string } with both non-empty.');
   }
-  if (opts.autoResumeSuspendedTools) {
+  if (opts.autoResumeSuspendedTools === true && !memory) {
     throw invalid(
-      'autoResumeSuspendedTools is not supported yet; resume suspended calls with resumeStream().',
+      'autoResumeSuspendedTools needs memory: { thread, resource } to find the suspended call.',
     );
   }
   if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {

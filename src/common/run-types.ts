@@ -41,6 +41,54 @@ export interface AgentManifest {
   defaultPolicy: 'always' | 'never' | 'function';
   maxSteps: number;
   modelStep?: ModelStepManifest;
+  /** Messages of the thread a run with memory starts from. */
+  lastMessages?: number;
+  /** The agent's `defaultOptions.autoResumeSuspendedTools`. */
+  autoResume?: boolean;
+}
+
+/** Input of the `agentThread` workflow: a conversation kept across runs (memory). */
+export interface ThreadInput {
+  agentId: string;
+  threadId: string;
+  resourceId: string;
+  /** The conversation so far (carried over by continue-as-new). */
+  messages: JsonValue[];
+  /** Runs whose messages are in `messages`, so a repeated append is not applied twice. */
+  appliedRuns: string[];
+  /** Continue-as-new once the thread's history has this many events. */
+  historyLimit: number;
+  /** Most messages kept; older ones are dropped. */
+  maxMessages: number;
+}
+
+/** What a run adds to its thread when it completes. */
+export interface ThreadAppend {
+  runId: string;
+  messages: JsonValue[];
+}
+
+export interface ThreadRef {
+  agentId: string;
+  threadId: string;
+  resourceId: string;
+}
+
+/** The internal `autoResume` update: a user message that may resume a suspended call. */
+export interface AutoResumeInput {
+  toolCallId: string;
+  message: string;
+  /** The request's `autoResumeSuspendedTools`; the agent's default applies when absent. */
+  requested?: boolean;
+}
+
+export interface ExtractResumeDataInput {
+  agentId: string;
+  toolName: string;
+  args: JsonValue;
+  suspendPayload: JsonValue;
+  resumeSchema: string;
+  message: string;
 }
 
 /** Where the request-level approval rule comes from. */

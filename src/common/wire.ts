@@ -48,6 +48,22 @@ export const SEARCH_ATTRIBUTES = {
 
 export type SearchAttributeSpec = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];
 
+/** Workflow type of a memory thread: one per agent, resource and thread. */
+export const THREAD_WORKFLOW = 'agentThread';
+
+/** Internal names of the thread workflow and of auto-resume. */
+export const THREAD_MESSAGES = {
+  append: 'tollgate.threadAppend',
+  messages: 'tollgate.threadMessages',
+} as const;
+
+export const AUTO_RESUME_UPDATE = 'tollgate.autoResume';
+
+/** Workflow id of a memory thread. */
+export function threadWorkflowId(agentId: string, resourceId: string, threadId: string): string {
+  return `tollgate-thread/${agentId}/${resourceId}/${threadId}`;
+}
+
 /** Internal signal: a sub-agent's run reports what it waits on to its parent run. */
 export const CHILD_STATUS_SIGNAL = 'tollgate.childStatus';
 

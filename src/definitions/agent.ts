@@ -16,6 +16,18 @@ export interface AgentDefaultOptions {
   requireToolApproval?: boolean | ToolApprovalPolicy;
   /** Model steps before the run stops. Default 10. */
   maxSteps?: number;
+  /**
+   * With `memory`, the next user message on a thread resumes a call parked by `suspend()`; the
+   * model extracts the resume data per the tool's `resumeSchema`. Never grants an approval.
+   * Default false.
+   */
+  autoResumeSuspendedTools?: boolean;
+}
+
+/** How the agent uses a thread's conversation (runs with `memory`). */
+export interface MemoryOptions {
+  /** Messages of the thread a run starts from (the most recent ones). Default 40. */
+  lastMessages?: number;
 }
 
 /** Timing and retries of the agent's model steps. */
@@ -43,6 +55,7 @@ export interface AgentConfig {
    * with input `{ message }`, and runs as a child workflow. Hosted by the same workers.
    */
   agents?: Record<string, Agent>;
+  memory?: MemoryOptions;
   defaultOptions?: AgentDefaultOptions;
   modelStep?: ModelStepOptions;
 }
@@ -63,6 +76,7 @@ export class Agent {
   readonly model: LanguageModel;
   readonly defaultOptions: AgentDefaultOptions;
   readonly modelStep: ModelStepOptions;
+  readonly memory: MemoryOptions;
   /** Tools by the name the model sees (the tool's `id`). */
   readonly tools: ReadonlyMap<string, Tool>;
   /** Sub-agents by the name of the tool that delegates to them (`agent-<key>`). */
@@ -92,6 +106,7 @@ export class Agent {
     this.model = config.model;
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
+    this.memory = config.memory ?? {};
     this.tools = indexTools(config.id, config.tools ?? {});
     this.subAgents = indexSubAgents(config.id, config.agents ?? {}, this.tools);
   }

@@ -53,8 +53,19 @@ export function scriptedModel(
     modelId,
     supportedUrls: {},
     prompts,
-    async doGenerate() {
-      throw new Error(`Scripted model "${modelId}" only streams; Tollgate calls doStream.`);
+    async doGenerate(options) {
+      const parts = partsOf(pick(options.prompt), () => `call_${++toolCallCounter}`);
+      const finish = parts.at(-1) as Extract<LanguageModelV4StreamPart, { type: 'finish' }>;
+      const text = parts
+        .flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []))
+        .join('');
+      const calls = parts.filter((part) => part.type === 'tool-call');
+      return {
+        content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls],
+        finishReason: finish.finishReason,
+        usage: finish.usage,
+        warnings: [],
+      };
     },
     async doStream(options) {
       const turn = pick(options.prompt);

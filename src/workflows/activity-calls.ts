@@ -2,11 +2,15 @@ import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
 import type { RequestPolicyActivities } from '../activities/request-policy.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
   ExecuteToolInput,
   ExecuteToolOutput,
+  ExtractResumeDataInput,
+  ThreadAppend,
+  ThreadRef,
   GateVerdict,
   ModelStepInput,
   ModelStepManifest,
@@ -32,6 +36,16 @@ const MODEL_STEP_DEFAULTS: ModelStepManifest = {
   timeoutMs: 10 * 60_000,
   heartbeatTimeoutMs: 60_000,
   retry: { maximumAttempts: 3, initialIntervalMs: 2000 },
+};
+
+/** A single model call outside the step loop (resume-data extraction). */
+const MODEL_CALL: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    maximumAttempts: 3,
+    initialInterval: '2 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
 };
 
 const control = proxyActivities<TollgateActivities>(CONTROL);
@@ -107,6 +121,27 @@ export function evaluateRequestPolicy(
   };
   return proxyActivities<RequestPolicyActivities>(options).evaluateRequestPolicy.executeWithOptions(
     options,
+    [input],
+  );
+}
+
+export function loadThread(thread: ThreadRef, last: number): Promise<JsonValue[]> {
+  return control.loadThread.executeWithOptions(
+    { ...CONTROL, summary: `memory: read thread ${thread.threadId}` },
+    [{ ...thread, last }],
+  );
+}
+
+export function appendThread(thread: ThreadRef, append: ThreadAppend): Promise<void> {
+  return control.appendThread.executeWithOptions(
+    { ...CONTROL, summary: `memory: append to thread ${thread.threadId}` },
+    [{ ...thread, ...append }],
+  );
+}
+
+export function extractResumeData(input: ExtractResumeDataInput): Promise<JsonValue | null> {
+  return control.extractResumeData.executeWithOptions(
+    { ...MODEL_CALL, summary: `extract resume data for ${input.toolName}` },
     [input],
   );
 }

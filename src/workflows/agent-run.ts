@@ -7,8 +7,14 @@ import {
 } from '@temporalio/workflow';
 import type { FinishReason } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
-import type { AgentManifest, ModelStepOutput, RunInput, RunResult } from '../common/run-types.js';
-import { describeAgent, modelStep } from './activity-calls.js';
+import type {
+  AgentManifest,
+  ModelStepOutput,
+  RunInput,
+  RunResult,
+  ThreadRef,
+} from '../common/run-types.js';
+import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { installHandlers } from './decisions.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
@@ -31,13 +37,30 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   });
   try {
     const manifest = await describeAgent(input.agentId);
+    state.autoResume = manifest.autoResume ?? false;
+    const thread = threadOf(input);
+    const recalled = thread ? await loadThread(thread, manifest.lastMessages ?? 40) : [];
+    state.messages.splice(0, 0, ...recalled);
     const result = await runSteps(state, input, manifest);
+    if (thread) {
+      await appendThread(thread, {
+        runId: state.runId,
+        messages: state.messages.slice(recalled.length),
+      });
+    }
     close(state, result.finishReason, 'completed');
     return result;
   } catch (error) {
     await CancellationScope.nonCancellable(async () => fail(state, error));
     throw error instanceof ActivityFailure ? asRunFailure(error) : error;
   }
+}
+
+/** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */
+function threadOf(input: RunInput): ThreadRef | undefined {
+  if (input.parent || input.threadId === undefined || input.resourceId === undefined)
+    return undefined;
+  return { agentId: input.agentId, threadId: input.threadId, resourceId: input.resourceId };
 }
 
 async function runSteps(

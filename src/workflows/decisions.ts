@@ -16,6 +16,7 @@ import type {
   PendingToolCall,
 } from '../common/run-types.js';
 import { QUERIES, SIGNALS, UPDATES } from '../common/wire.js';
+import { installAutoResume } from './auto-resume.js';
 import { checkDecisionInput } from './decision-input.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { validateAgainstSchema } from './json-schema-check.js';
@@ -118,7 +119,7 @@ function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | u
   };
 }
 
-function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
+export function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
   return ApplicationFailure.create({
     type: FAILURE_TYPE_PREFIX + verdict.code,
     message: verdict.message,
@@ -173,6 +174,7 @@ export function installHandlers(state: RunState): void {
   setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
   setHandler(pendingQuery, () => state.pendingToolCalls());
   installChildStatusHandler(state);
+  installAutoResume(state);
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {

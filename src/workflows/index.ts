@@ -1,2 +1,3 @@
 /** Workflow entry point: the only file the worker bundles. Sandbox-safe code only. */
 export { agentRun } from './agent-run.js';
+export { agentThread } from './agent-thread.js';

@@ -68,6 +68,8 @@ export class RunState {
   readonly rejected: RejectedDecision[] = [];
   usage: Usage = ZERO_USAGE;
   closed = false;
+  /** The agent's default for auto-resume, known once its manifest is read. */
+  autoResume = false;
   /** Called whenever what the run waits on changes; a sub-agent's run reports to its parent. */
   onWaitingChanged: ((status: { idle: boolean; waiting: PendingToolCall[] }) => void) | undefined;
   private readonly children = new Map<string, ChildRun>();

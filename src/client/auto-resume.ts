@@ -1,0 +1,69 @@
+import type { Client } from '@temporalio/client';
+import { isTollgateError } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
+import { AUTO_RESUME_UPDATE } from '../common/wire.js';
+import type { LiveBus } from '../live/live-bus.js';
+import { toTollgateError } from './errors.js';
+import { listSuspendedRuns } from './list-suspended-runs.js';
+import type { RunOptions } from './run-options.js';
+import { LiveSubscription } from './run-tail.js';
+
+/**
+ * With memory, a new user message may answer the thread's suspended call instead of starting a
+ * run. Returns the resumed run, or undefined when the message should start a new run: no
+ * suspended call, auto-resume off, or no usable resume data in the message.
+ */
+export async function autoResume(
+  agentId: string,
+  client: Client,
+  bus: LiveBus,
+  messages: JsonValue[],
+  options: RunOptions,
+): Promise<{ runId: string; applied: AppliedDecision; live: LiveSubscription } | undefined> {
+  const { memory, autoResumeSuspendedTools: requested } = options;
+  if (!memory || requested === false) return undefined;
+  const message = lastUserText(messages);
+  if (message === undefined) return undefined;
+  const { runs } = await listSuspendedRuns(client, agentId, {
+    threadId: memory.thread,
+    resourceId: memory.resource,
+    perPage: 100,
+  });
+  // Only calls parked by suspend(): an approval is never granted by a message.
+  const target = runs
+    .flatMap((run) =>
+      run.toolCalls.filter((call) => !call.requiresApproval).map((call) => ({ run, call })),
+    )
+    .sort((a, b) => b.run.suspendedAt.localeCompare(a.run.suspendedAt))[0];
+  if (!target) return undefined;
+  const input: AutoResumeInput = {
+    toolCallId: target.call.toolCallId,
+    message,
+    ...(requested !== undefined ? { requested } : {}),
+  };
+  const live = new LiveSubscription(bus, target.run.runId);
+  try {
+    const applied = await client.workflow
+      .getHandle(target.run.runId)
+      .executeUpdate<AppliedDecision, [AutoResumeInput]>(AUTO_RESUME_UPDATE, { args: [input] });
+    return { runId: target.run.runId, applied, live };
+  } catch (error) {
+    live.close();
+    const refused = await toTollgateError(error, target.run.runId);
+    // The call was taken meanwhile, auto-resume is off, or the message held no resume data.
+    if (isTollgateError(refused)) return undefined;
+    throw refused;
+  }
+}
+
+function lastUserText(messages: JsonValue[]): string | undefined {
+  const last = messages.at(-1) as { role?: unknown; content?: unknown } | undefined;
+  if (last?.role !== 'user') return undefined;
+  if (typeof last.content === 'string') return last.content;
+  if (!Array.isArray(last.content)) return undefined;
+  const texts = last.content.flatMap((part) =>
+    (part as { type?: unknown }).type === 'text' ? [String((part as { text?: unknown }).text)] : [],
+  );
+  return texts.length > 0 ? texts.join('\n') : undefined;
+}

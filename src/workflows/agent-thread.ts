@@ -1,0 +1,56 @@
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { JsonValue } from '../common/json.js';
+import type { ThreadAppend, ThreadInput } from '../common/run-types.js';
+import { THREAD_MESSAGES } from '../common/wire.js';
+
+const appendSignal = defineSignal<[ThreadAppend]>(THREAD_MESSAGES.append);
+const messagesQuery = defineQuery<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages);
+
+/** How many applied run ids a thread remembers across continue-as-new. */
+const REMEMBERED_RUNS = 200;
+
+/**
+ * A conversation kept across runs, with Temporal as its only store (memory). Runs read its last
+ * messages when they start and append theirs when they complete. Before its history grows too
+ * long, it continues as new, carrying the conversation.
+ */
+export async function agentThread(input: ThreadInput): Promise<void> {
+  const messages = [...input.messages];
+  const applied = new Set(input.appliedRuns);
+  setHandler(appendSignal, ({ runId, messages: added }) => {
+    if (applied.has(runId)) return;
+    applied.add(runId);
+    messages.push(...added);
+    if (messages.length > input.maxMessages)
+      messages.splice(0, messages.length - input.maxMessages);
+  });
+  setHandler(messagesQuery, ({ last }) => lastMessages(messages, last));
+  await condition(
+    () =>
+      workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= input.historyLimit,
+  );
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof agentThread>({
+    ...input,
+    messages,
+    appliedRuns: [...applied].slice(-REMEMBERED_RUNS),
+  });
+}
+
+/**
+ * The last `count` messages, starting at a user message so a tool result never comes without
+ * the call it answers.
+ */
+export function lastMessages(messages: JsonValue[], count: number): JsonValue[] {
+  let start = Math.max(0, messages.length - count);
+  while (start < messages.length && (messages[start] as { role?: string }).role !== 'user') start++;
+  return messages.slice(start);
+}
