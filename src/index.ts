@@ -3,8 +3,13 @@ export {
   Agent,
   type AgentConfig,
   type AgentDefaultOptions,
+  type AgentHooks,
+  type ToolHookCall,
+  type MemoryOptions,
+  type ModelStepOptions,
   type ToolApprovalPolicy,
 } from './definitions/agent.js';
+export type { ApprovalPolicy, ReminderInfo } from './definitions/approval-policy.js';
 export {
   createTool,
   type Tool,
@@ -35,6 +40,8 @@ export type {
   ToolCallRef,
 } from './common/chunks.js';
 export type {
+  AuditEntry,
+  DecisionChannel,
   PendingToolCall,
   DecisionInput,
   AppliedDecision,

@@ -8,7 +8,7 @@ import { AgentClient } from './client/agent-client.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import { TollgateError } from './common/errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
-import type { Agent } from './definitions/agent.js';
+import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
 import { liveBus } from './live/live-bus.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
 
@@ -27,6 +27,11 @@ export interface TollgateOptions {
   temporal?: TemporalOptions;
   /** How memory threads are kept by this worker (see `ThreadSettings`). */
   threads?: Partial<ThreadSettings>;
+  /**
+   * Approval policies by name, for requests that cannot ship a function (HTTP, other languages):
+   * `requireToolApproval: 'name'`. An unknown name gates every call.
+   */
+  policies?: Record<string, ToolApprovalPolicy>;
 }
 
 interface RunningWorker {
@@ -77,6 +82,7 @@ export class Tollgate {
       client,
       bus: liveBus,
       threads: { ...DEFAULT_THREAD_SETTINGS, ...this.options.threads },
+      policies: new Map(Object.entries(this.options.policies ?? {})),
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>

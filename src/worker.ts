@@ -13,6 +13,7 @@ import {
   type RequestPolicyRegistry,
 } from './activities/request-policy.js';
 import type { ThreadSettings } from './activities/memory.js';
+import type { ToolApprovalPolicy } from './definitions/agent.js';
 import type { LiveBus } from './live/live-bus.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
@@ -42,6 +43,7 @@ export interface AgentWorkerOptions {
   client: Client;
   bus: LiveBus;
   threads: ThreadSettings;
+  policies: ReadonlyMap<string, ToolApprovalPolicy>;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
@@ -57,6 +59,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       bus: options.bus,
       client,
       threads: options.threads,
+      policies: options.policies,
     }),
   });
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EMPTY_OBJECT_SCHEMA } from '../common/chunks.js';
 import type { AgentManifest, ToolApprovalMode, ToolManifest } from '../common/run-types.js';
 import { DEFAULT_MAX_STEPS, type Agent } from '../definitions/agent.js';
+import { toRules } from '../definitions/approval-policy.js';
 import type { Tool } from '../definitions/create-tool.js';
 
 /** Default time without heartbeat after which a tool attempt is presumed lost, ms. */
@@ -26,6 +27,11 @@ export function describeAgent(agent: Agent): AgentManifest {
   for (const [name, tool] of agent.tools) tools[name] = describeTool(tool);
   for (const [name, subAgent] of agent.subAgents) tools[name] = describeDelegation(name, subAgent);
   const policy = agent.defaultOptions.requireToolApproval;
+  const agentRules = toRules(
+    agent.defaultOptions.approval,
+    `agent "${agent.id}".approval`,
+    'agent',
+  );
   return {
     agentId: agent.id,
     tools,
@@ -33,6 +39,7 @@ export function describeAgent(agent: Agent): AgentManifest {
     maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
     lastMessages: agent.memory.lastMessages ?? DEFAULT_LAST_MESSAGES,
     autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
+    ...(agentRules ? { rules: agentRules } : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:
@@ -46,9 +53,12 @@ export function describeAgent(agent: Agent): AgentManifest {
 }
 
 function describeTool(tool: Tool): ToolManifest {
+  const rules = toRules(tool.approval, `tool "${tool.id}".approval`, 'tool');
   return {
     name: tool.id,
     approval: approvalMode(tool.requireApproval),
+    inputSchema: JSON.stringify(z.toJSONSchema(tool.inputSchema)),
+    ...(rules ? { rules } : {}),
     resumeSchema: tool.resumeSchema
       ? JSON.stringify(z.toJSONSchema(tool.resumeSchema))
       : EMPTY_OBJECT_SCHEMA,

@@ -3,6 +3,7 @@ import { TollgateError } from '../common/errors.js';
 import { toJsonValue } from '../common/json.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
+import type { Agent } from '../definitions/agent.js';
 import type { AgentRegistry } from './agent-registry.js';
 
 const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
@@ -56,7 +57,9 @@ export async function runTool(
     idempotencyKey: `${input.runId}:${call.toolCallId}`,
     abortSignal: Context.current().cancellationSignal,
   };
-  const output = await tool.execute(parsed.data, context);
+  const output = await withHooks(agent, tool.id, parsed.data, context, () =>
+    tool.execute(parsed.data, context),
+  );
   if (suspended) return { kind: 'suspended', suspendPayload: toJsonValue(suspendPayload) };
   if (tool.outputSchema) {
     const checked = tool.outputSchema.safeParse(output);
@@ -89,4 +92,28 @@ function issues(error: {
   return error.issues
     .map((issue) => `${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`)
     .join('; ');
+}
+
+/**
+ * Runs `execute` between the agent's hooks (after the gate): `beforeToolCall` may skip it with
+ * its own output, and `afterToolCall` sees the output or the error.
+ */
+async function withHooks(
+  agent: Agent,
+  toolName: string,
+  input: unknown,
+  context: ToolExecutionContext,
+  execute: () => unknown,
+): Promise<unknown> {
+  const { beforeToolCall, afterToolCall } = agent.hooks;
+  const before = await beforeToolCall?.({ toolName, input, context });
+  let output: unknown;
+  try {
+    output = before && before.proceed === false ? before.output : await execute();
+  } catch (error) {
+    await afterToolCall?.({ toolName, input, context, error });
+    throw error;
+  }
+  await afterToolCall?.({ toolName, input, context, output });
+  return output;
 }

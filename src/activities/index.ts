@@ -5,6 +5,7 @@ import type {
   AgentManifest,
   EvaluateGatesInput,
   ExtractResumeDataInput,
+  ReminderInput,
   ExecuteToolInput,
   ModelStepInput,
 } from '../common/run-types.js';
@@ -19,12 +20,16 @@ import { runModelStep } from './model-step.js';
 import { evaluateAgentPolicies } from './tool-policies.js';
 import { extractResumeData } from './extract-resume-data.js';
 import { createMemoryActivities, type ThreadSettings } from './memory.js';
+import { sendReminder } from './reminders.js';
+import type { ToolApprovalPolicy } from '../definitions/agent.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
   bus: LiveBus;
   client: Client;
   threads: ThreadSettings;
+  /** Approval policies registered by name (`requireToolApproval: 'name'`). */
+  policies: ReadonlyMap<string, ToolApprovalPolicy>;
 }
 
 /** The activities of an agent worker, bound to the agents it hosts. */
@@ -50,7 +55,8 @@ export function createActivities(deps: ActivityDeps) {
     executeTool: (input: ExecuteToolInput) =>
       classified(() => whileHeartbeating(() => runTool(deps.agents, input))),
     evaluateToolPolicies: (input: EvaluateGatesInput) =>
-      classified(() => evaluateAgentPolicies(deps.agents, input)),
+      classified(() => evaluateAgentPolicies(deps.agents, deps.policies, input)),
+    sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
     extractResumeData: (input: ExtractResumeDataInput) =>
       classified(() => extractResumeData(deps.agents, input)),
   };

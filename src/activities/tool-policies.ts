@@ -1,4 +1,5 @@
 import type { EvaluateGatesInput, GateVerdict } from '../common/run-types.js';
+import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { askEach } from './policies.js';
 
@@ -8,10 +9,20 @@ import { askEach } from './policies.js';
  */
 export async function evaluateAgentPolicies(
   agents: AgentRegistry,
+  named: ReadonlyMap<string, ToolApprovalPolicy>,
   input: EvaluateGatesInput,
 ): Promise<GateVerdict[]> {
   const agent = agents.require(input.agentId);
   const { requestContext, runId } = input;
+  if (input.source === 'named') {
+    // An unknown name gates every call: a typo must not switch approvals off.
+    const policy = named.get(input.policyName ?? '');
+    return askEach(input.calls, (call) =>
+      policy
+        ? () => policy({ toolName: call.toolName, args: call.args, requestContext })
+        : undefined,
+    );
+  }
   return askEach(input.calls, (call) => {
     if (input.source === 'agent') {
       const policy = agent.defaultOptions.requireToolApproval;

@@ -4,6 +4,7 @@ import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
+  AuditEntry,
   DecisionInput,
   DecisionKind,
   PendingToolCall,
@@ -16,6 +17,7 @@ import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, type SuspendPayload } from './agent-stream.js';
+import { toRules } from '../definitions/approval-policy.js';
 import { autoResume } from './auto-resume.js';
 import { toTollgateError } from './errors.js';
 import {
@@ -77,6 +79,7 @@ export class AgentClient {
       requestContext: opts.requestContext ?? {},
       ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
       ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
+      ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
     };
     const live = new LiveSubscription(this.context.bus, runId);
     try {
@@ -168,6 +171,20 @@ export class AgentClient {
     );
   }
 
+  /**
+   * Every gate evaluation, request, decision (who, when, channel, fingerprint, reason, edits),
+   * refusal of a signal, expiry and reminder of a run, in order (SPEC §10). Read from the run's
+   * history by a query, so it works for running and closed runs.
+   */
+  async getAuditTrail(runId: string): Promise<AuditEntry[]> {
+    const client = await this.context.client();
+    try {
+      return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
+    } catch (error) {
+      throw await toTollgateError(error, runId);
+    }
+  }
+
   /** The calls a run waits on, read from the run itself. */
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
     const client = await this.context.client();
@@ -242,8 +259,9 @@ export class AgentClient {
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
   ): Promise<AppliedDecision> {
-    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData } = options;
+    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args } = options;
     const input: DecisionInput = {
+      ...(args !== undefined ? { args } : {}),
       ...(toolCallId !== undefined ? { toolCallId } : {}),
       ...(fingerprint !== undefined ? { fingerprint } : {}),
       ...(reason !== undefined ? { reason } : {}),
@@ -284,6 +302,7 @@ export class AgentClient {
   ): Promise<RequestPolicy> {
     if (policy === undefined) return { kind: 'agent-default' };
     if (typeof policy === 'boolean') return { kind: policy ? 'always' : 'never' };
+    if (typeof policy === 'string') return { kind: 'named', name: policy };
     return { kind: 'function', taskQueue: await this.context.holdPolicy(runId, policy) };
   }
 }

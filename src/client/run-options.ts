@@ -2,16 +2,21 @@ import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
+import type { ApprovalPolicy } from '../definitions/approval-policy.js';
 
 /** Options of `stream()` and `generate()` (SPEC §3). */
 export interface RunOptions {
-  /** Gate every call (`true`), none (`false`), or decide per call; default: the agent's. */
-  requireToolApproval?: boolean | ToolApprovalPolicy;
+  /**
+   * Gate every call (`true`), none (`false`), decide per call with a function (evaluated in this
+   * process), or name a policy registered on the workers; default: the agent's.
+   */
+  requireToolApproval?: boolean | ToolApprovalPolicy | string;
+  /** Deadline, approvers and quorum for this run's gated calls (reminders live on tools and agents). */
+  approval?: Omit<ApprovalPolicy, 'remind'>;
   /** Model steps before the run stops; default: the agent's (10). */
   maxSteps?: number;
   /** JSON data handed to tools and policies as `requestContext`. */
   requestContext?: JsonObject;
-  /** Labels the run with a thread and a resource (search attributes `TollgateThreadId`, `TollgateResourceId`). */
   /**
    * Keeps the conversation of a thread across runs (Temporal is the only store): the run starts
    * from the thread's last messages and adds its own when it completes. Also labels the run
@@ -30,6 +35,8 @@ export interface RunOptions {
 /** What every decision call takes (SPEC §3, §8). */
 export interface DecisionOptions {
   runId: string;
+  /** Approve with edited arguments (checked against the tool's input schema; quorum 1 only). */
+  args?: JsonValue;
   /** Default: the run's most recently requested pending call. */
   toolCallId?: string;
   /** When given, must equal the pending call's fingerprint. */
@@ -51,9 +58,13 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   const opts = options ?? {};
   if (typeof opts !== 'object') throw invalid(`Run options must be an object, not ${typeof opts}.`);
   const { requireToolApproval: policy, maxSteps, requestContext, memory, runId } = opts;
-  if (policy !== undefined && typeof policy !== 'boolean' && typeof policy !== 'function') {
-    throw invalid(`requireToolApproval must be a boolean or a function, not ${typeof policy}.`);
+  if (policy !== undefined && !['boolean', 'function', 'string'].includes(typeof policy)) {
+    throw invalid(
+      `requireToolApproval must be a boolean, a function or a policy name, not ${typeof policy}.`,
+    );
   }
+  if (typeof policy === 'string' && policy.trim() === '')
+    throw invalid('requireToolApproval names no policy.');
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     throw invalid(`maxSteps must be a whole number of at least 1, not ${String(maxSteps)}.`);
   }

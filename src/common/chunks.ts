@@ -28,6 +28,9 @@ export interface ChunkPayloads {
     fingerprint: string;
     resumeSchema: string;
     expiresAt?: string;
+    /** With a quorum: approvals needed, and those given so far. */
+    quorum?: number;
+    approvals?: Array<{ id: string; at: string }>;
     /** For a call inside a sub-agent: agent ids from this run's agent down to the call's. */
     path?: string[];
   };
@@ -36,7 +39,8 @@ export interface ChunkPayloads {
     resumeSchema: string;
     path?: string[];
   };
-  'tool-result': ToolCallRef & { result: JsonValue };
+  /** `originalArgs`: set when an approver edited the arguments; `args` are those that ran. */
+  'tool-result': ToolCallRef & { result: JsonValue; originalArgs?: JsonValue };
   'tool-error': ToolCallRef & { error: string };
   finish: { finishReason: FinishReason; usage: Usage };
   error: { error: string };

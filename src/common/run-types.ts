@@ -1,4 +1,5 @@
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
+import type { ApprovalRules } from './approval-rules.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
@@ -16,6 +17,10 @@ export interface ToolManifest {
   name: string;
   /** Set for `agent-<key>` tools: the sub-agent that runs, as a child workflow, for each call. */
   delegate?: { agentId: string };
+  /** JSON Schema (as a JSON string) of the input, to check arguments edited by an approver. */
+  inputSchema?: string;
+  /** The tool's own approval governance. */
+  rules?: ApprovalRules;
   approval: ToolApprovalMode;
   /** JSON Schema (as a JSON string) of resume data, or the empty-object schema. */
   resumeSchema: string;
@@ -45,6 +50,8 @@ export interface AgentManifest {
   lastMessages?: number;
   /** The agent's `defaultOptions.autoResumeSuspendedTools`. */
   autoResume?: boolean;
+  /** The agent's default approval governance. */
+  rules?: ApprovalRules;
 }
 
 /** Input of the `agentThread` workflow: a conversation kept across runs (memory). */
@@ -98,7 +105,9 @@ export type RequestPolicy =
   /** Not set on the request: the agent's default applies. */
   | { kind: 'agent-default' }
   /** A function held by the process that started the run, served on its own task queue. */
-  | { kind: 'function'; taskQueue: string };
+  | { kind: 'function'; taskQueue: string }
+  /** A policy registered by name on the agent's workers. */
+  | { kind: 'named'; name: string };
 
 /** Input of the `agentRun` workflow. */
 export interface RunInput {
@@ -112,6 +121,8 @@ export interface RunInput {
   resourceId?: string;
   /** Set on a sub-agent's run: the run and the call that delegated to it. */
   parent?: DelegationParent;
+  /** The request's approval governance (its JSON-safe part). */
+  approvalRules?: ApprovalRules;
 }
 
 export interface DelegationParent {
@@ -156,6 +167,8 @@ export interface DecisionInput {
   reason?: string;
   decidedBy?: DecidedBy;
   resumeData?: JsonValue;
+  /** Approve with edited arguments, checked against the tool's input schema. */
+  args?: JsonValue;
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';
@@ -164,7 +177,8 @@ export type DecisionKind = 'approve' | 'decline' | 'resume';
 export interface AppliedDecision {
   toolCallId: string;
   toolName: string;
-  decision: 'approved' | 'declined' | 'resumed';
+  /** `approval-recorded`: one approval of a quorum; the call still waits for more. */
+  decision: 'approved' | 'declined' | 'resumed' | 'approval-recorded';
   /** Chunk-log offset at which the run's continuation starts. */
   offset: number;
 }
@@ -180,6 +194,14 @@ export interface PendingToolCall extends ToolCallRef {
   requestedAt: string;
   /** For a call inside a sub-agent: the agent ids from the run's own agent down to the call's. */
   path?: string[];
+  /** When the call's approval expires, ISO-8601. */
+  expiresAt?: string;
+  /** Who may decide, when restricted: ids or `role:<name>`. */
+  approvers?: string[];
+  /** Distinct approvals needed, when more than one. */
+  quorum?: number;
+  /** Approvals so far, for a quorum. */
+  approvals?: Array<{ id: string; at: string }>;
 }
 
 /** A tool call the model made, with its fingerprint. */
@@ -224,8 +246,12 @@ export type ExecuteToolOutput =
 export interface EvaluateGatesInput {
   runId: string;
   agentId: string;
-  /** `tool`: the tools' own predicates; `agent`: the agent's default policy; `request`: the run's. */
-  source: 'tool' | 'agent' | 'request';
+  /**
+   * `tool`: the tools' own predicates; `agent`: the agent's default policy; `request`: the run's
+   * function; `named`: a policy registered on the worker under `policyName`.
+   */
+  source: 'tool' | 'agent' | 'request' | 'named';
+  policyName?: string;
   calls: ToolCallRef[];
   requestContext: JsonObject;
 }
@@ -238,3 +264,52 @@ export interface GateVerdict {
 }
 
 export type { Chunk };
+
+/** How a decision reached the run. */
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume';
+
+/** One entry of a run's audit trail (SPEC §10), in the order things happened. */
+export type AuditEntry = { at: string; toolCallId: string; toolName: string } & (
+  | { type: 'gate'; gated: boolean; source: string; note?: string }
+  | {
+      type: 'request';
+      kind: 'approval' | 'suspension';
+      args: JsonValue;
+      fingerprint: string;
+      expiresAt?: string;
+    }
+  | {
+      type: 'decision';
+      decision: AppliedDecision['decision'];
+      channel: DecisionChannel;
+      fingerprint: string;
+      decidedBy?: DecidedBy;
+      reason?: string;
+      /** Approved with edits: the arguments that ran, and their fingerprint. */
+      editedArgs?: JsonValue;
+      editedFingerprint?: string;
+    }
+  | {
+      type: 'rejected-decision';
+      kind: DecisionKind;
+      channel: DecisionChannel;
+      code: string;
+      message: string;
+      decidedBy?: DecidedBy;
+    }
+  | { type: 'expiry'; onTimeout: 'decline' | 'approve' | 'fail' }
+  | { type: 'reminder'; waitedMs: number }
+);
+
+export interface ReminderInput {
+  agentId: string;
+  source: 'tool' | 'agent';
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  fingerprint: string;
+  requestedAt: string;
+  waitedMs: number;
+  expiresAt?: string;
+}

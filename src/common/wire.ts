@@ -33,6 +33,8 @@ export const QUERIES = {
   pendingToolCalls: 'pendingToolCalls',
   /** Internal: a slice of the run's chunk log. */
   chunks: 'tollgate.chunks',
+  /** The run's audit trail (SPEC §10): gates, requests, decisions, expiries, reminders. */
+  audit: 'tollgate.audit',
   /** Internal: the first `upTo` messages of the conversation, for a model step that lost its cache. */
   conversation: 'tollgate.conversation',
 } as const;

@@ -1,7 +1,8 @@
 import type { LanguageModel } from 'ai';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
-import type { Tool } from './create-tool.js';
+import { toRules, type ApprovalPolicy } from './approval-policy.js';
+import type { Tool, ToolExecutionContext } from './create-tool.js';
 
 /** A request-level approval rule: `true` gates the call (SPEC §5). Throwing gates it too. */
 export type ToolApprovalPolicy = (call: {
@@ -22,6 +23,30 @@ export interface AgentDefaultOptions {
    * Default false.
    */
   autoResumeSuspendedTools?: boolean;
+  /** Governance of every gated call of the agent; a tool's own `approval` fields win. */
+  approval?: ApprovalPolicy;
+}
+
+/** What `beforeToolCall` sees; `context` is the call's execution context. */
+export interface ToolHookCall {
+  toolName: string;
+  input: unknown;
+  context: ToolExecutionContext;
+}
+
+/** Worker-side hooks around every tool execution, after the gate. */
+export interface AgentHooks {
+  /** Return `{ proceed: false, output }` to skip the execution and use `output` as its result. */
+  beforeToolCall?: (
+    call: ToolHookCall,
+  ) =>
+    | void
+    | { proceed: false; output: unknown }
+    | Promise<void | { proceed: false; output: unknown }>;
+  /** Sees the result or the error of every execution (skipped ones included). */
+  afterToolCall?: (
+    call: ToolHookCall & { output?: unknown; error?: unknown },
+  ) => void | Promise<void>;
 }
 
 /** How the agent uses a thread's conversation (runs with `memory`). */
@@ -56,6 +81,7 @@ export interface AgentConfig {
    */
   agents?: Record<string, Agent>;
   memory?: MemoryOptions;
+  hooks?: AgentHooks;
   defaultOptions?: AgentDefaultOptions;
   modelStep?: ModelStepOptions;
 }
@@ -77,6 +103,7 @@ export class Agent {
   readonly defaultOptions: AgentDefaultOptions;
   readonly modelStep: ModelStepOptions;
   readonly memory: MemoryOptions;
+  readonly hooks: AgentHooks;
   /** Tools by the name the model sees (the tool's `id`). */
   readonly tools: ReadonlyMap<string, Tool>;
   /** Sub-agents by the name of the tool that delegates to them (`agent-<key>`). */
@@ -107,6 +134,8 @@ export class Agent {
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
     this.memory = config.memory ?? {};
+    this.hooks = config.hooks ?? {};
+    toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');
     this.tools = indexTools(config.id, config.tools ?? {});
     this.subAgents = indexSubAgents(config.id, config.agents ?? {}, this.tools);
   }

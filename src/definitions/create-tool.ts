@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { TollgateError } from '../common/errors.js';
+import { toRules, type ApprovalPolicy } from './approval-policy.js';
 import type { JsonObject } from '../common/json.js';
 
 /** Where a tool's `suspend()` leaves its call: parked until resumed with data. */
@@ -59,6 +60,8 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
    */
   requireApproval?:
     boolean | ((args: TInput, context: ApprovalPredicateContext) => boolean | Promise<boolean>);
+  /** Deadline, reminders, approvers and quorum for this tool's gated calls (SPEC §10). */
+  approval?: ApprovalPolicy;
   suspendSchema?: z.ZodType<TSuspend>;
   resumeSchema?: z.ZodType<TResume>;
   /** Limit of one execution attempt, ms. Default 300000 (5 minutes). */
@@ -117,5 +120,6 @@ export function createTool<TInput, TOutput, TSuspend = unknown, TResume = unknow
       `${where}: retry.maximumAttempts must be a whole number of at least 1, not ${attempts}.`,
     );
   }
+  toRules(config.approval, `${where}.approval`, 'tool');
   return Object.freeze({ ...config, kind: 'tollgate-tool' as const });
 }

@@ -9,6 +9,7 @@ import type {
   ExecuteToolInput,
   ExecuteToolOutput,
   ExtractResumeDataInput,
+  ReminderInput,
   ThreadAppend,
   ThreadRef,
   GateVerdict,
@@ -142,6 +143,13 @@ export function appendThread(thread: ThreadRef, append: ThreadAppend): Promise<v
 export function extractResumeData(input: ExtractResumeDataInput): Promise<JsonValue | null> {
   return control.extractResumeData.executeWithOptions(
     { ...MODEL_CALL, summary: `extract resume data for ${input.toolName}` },
+    [input],
+  );
+}
+
+export function sendReminder(input: ReminderInput): Promise<void> {
+  return control.sendReminder.executeWithOptions(
+    { ...CONTROL, summary: `reminder: ${input.toolName} waits` },
     [input],
   );
 }

@@ -30,7 +30,7 @@ export function installAutoResume(state: RunState): void {
       // Judged again: another decision may have taken the call while the model read the message.
       const verdict = judgeDecision(state, 'resume', { toolCallId: input.toolCallId, resumeData });
       if (!verdict.ok) throw refuse(verdict);
-      const applied = state.apply(verdict.call, verdict.decision);
+      const applied = state.apply(verdict.call, verdict.decision, 'auto-resume');
       await forwardDecision(state, verdict.call, 'resume', verdict.decision);
       return applied;
     },

@@ -2,7 +2,7 @@ import type { DecisionInput } from '../common/run-types.js';
 
 type Checked = { ok: true; value: DecisionInput } | { ok: false; message: string };
 
-const FIELDS = new Set(['toolCallId', 'fingerprint', 'reason', 'decidedBy', 'resumeData']);
+const FIELDS = new Set(['toolCallId', 'fingerprint', 'reason', 'decidedBy', 'resumeData', 'args']);
 
 /**
  * Checks the shape of a decision as it arrives from any client (another language, the CLI, a

@@ -11,6 +11,7 @@ import type { ChunkSlice } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
+  AuditEntry,
   DecisionInput,
   DecisionKind,
   PendingToolCall,
@@ -19,6 +20,7 @@ import { QUERIES, SIGNALS, UPDATES } from '../common/wire.js';
 import { installAutoResume } from './auto-resume.js';
 import { checkDecisionInput } from './decision-input.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
+import { checkGovernance } from './governance.js';
 import { validateAgainstSchema } from './json-schema-check.js';
 import type { Decision, RunState, WaitingCall } from './run-state.js';
 
@@ -39,7 +41,7 @@ const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
 export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData } = input.value;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
   if (state.closed) {
     return {
       ok: false,
@@ -64,6 +66,8 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
       message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
     };
   }
+  const refusal = kind === 'resume' ? undefined : checkGovernance(call, kind, input.value);
+  if (refusal) return { ok: false, ...refusal };
   if (kind === 'resume') {
     const problem = validateAgainstSchema(call.resumeSchema, resumeData ?? null);
     if (problem) {
@@ -78,6 +82,7 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
     kind,
     ...(reason !== undefined ? { reason } : {}),
     ...(decidedBy !== undefined ? { decidedBy } : {}),
+    ...(args !== undefined && kind === 'approve' ? { args } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
   };
   return { ok: true, call, decision };
@@ -102,6 +107,13 @@ function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | u
       ok: false,
       code: 'NO_PENDING_TOOL_CALL',
       message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.`,
+    };
+  }
+  if (state.expired.has(toolCallId)) {
+    return {
+      ok: false,
+      code: 'APPROVAL_EXPIRED',
+      message: `The approval of tool call ${toolCallId} expired before this decision; it was handled as its policy says.`,
     };
   }
   if (state.decided.has(toolCallId)) {
@@ -130,6 +142,7 @@ export function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFai
 const chunksQuery = defineQuery<ChunkSlice, [{ offset: number; limit?: number }]>(QUERIES.chunks);
 const conversationQuery = defineQuery<JsonValue[], [{ upTo: number }]>(QUERIES.conversation);
 const pendingQuery = defineQuery<PendingToolCall[]>(QUERIES.pendingToolCalls);
+const auditQuery = defineQuery<AuditEntry[]>(QUERIES.audit);
 
 /** Default and largest slice the chunk query returns. */
 const MAX_SLICE = 1000;
@@ -140,14 +153,25 @@ export function installHandlers(state: RunState): void {
     setHandler(defineSignal<[DecisionInput]>(SIGNALS[kind]), (input) => {
       const verdict = judgeDecision(state, kind, input);
       if (verdict.ok) {
-        state.apply(verdict.call, verdict.decision);
+        state.apply(verdict.call, verdict.decision, 'signal');
         forwardDecision(state, verdict.call, kind, verdict.decision).catch((error: unknown) =>
           log.warn('Could not pass a decision to a sub-agent run', { error: String(error) }),
         );
         return;
       }
-      // Signals cannot answer; the refusal is kept for audit and the run is unchanged.
-      state.rejected.push({ kind, code: verdict.code, message: verdict.message });
+      // Signals cannot answer; the refusal is kept in the audit trail and the run is unchanged.
+      const toolCallId = (input as DecisionInput | undefined)?.toolCallId;
+      const decidedBy = (input as DecisionInput | undefined)?.decidedBy;
+      state.audit.add({
+        type: 'rejected-decision',
+        toolCallId: typeof toolCallId === 'string' ? toolCallId : '',
+        toolName: (typeof toolCallId === 'string' && state.waiting.get(toolCallId)?.toolName) || '',
+        kind,
+        channel: 'signal',
+        code: verdict.code,
+        message: verdict.message,
+        ...(decidedBy && typeof decidedBy === 'object' ? { decidedBy } : {}),
+      });
       log.warn('Decision signal refused', { kind, code: verdict.code, message: verdict.message });
     });
     setHandler(
@@ -156,7 +180,7 @@ export function installHandlers(state: RunState): void {
         const verdict = judgeDecision(state, kind, input);
         if (!verdict.ok) throw refuse(verdict);
         // Applied before any await, so a second decision in the same batch sees it taken.
-        const applied = state.apply(verdict.call, verdict.decision);
+        const applied = state.apply(verdict.call, verdict.decision, 'update');
         await forwardDecision(state, verdict.call, kind, verdict.decision);
         return applied;
       },
@@ -173,6 +197,7 @@ export function installHandlers(state: RunState): void {
   );
   setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
   setHandler(pendingQuery, () => state.pendingToolCalls());
+  setHandler(auditQuery, () => state.audit.entries);
   installChildStatusHandler(state);
   installAutoResume(state);
 }

@@ -3,6 +3,7 @@ import type { ToolCallRef } from '../common/chunks.js';
 import type { JsonObject } from '../common/json.js';
 import type {
   AgentManifest,
+  EvaluateGatesInput,
   GateVerdict,
   ModelToolCall,
   RequestPolicy,
@@ -18,6 +19,13 @@ export interface GateContext {
   requestContext: JsonObject;
 }
 
+/** Whether a call waits for approval, and which rule said so (for the audit trail). */
+export interface GateOutcome {
+  gated: boolean;
+  source: string;
+  note?: string;
+}
+
 /**
  * Decides, once per call, whether it waits for approval (SPEC §5). Predicates run as activities,
  * so their answers are recorded in history and never re-evaluated on replay or resume. A policy
@@ -26,74 +34,101 @@ export interface GateContext {
 export async function decideGates(
   context: GateContext,
   calls: ModelToolCall[],
-): Promise<Map<string, boolean>> {
-  const gated = new Map<string, boolean>();
+): Promise<Map<string, GateOutcome>> {
+  const outcomes = new Map<string, GateOutcome>();
   const byToolPredicate: ToolCallRef[] = [];
-  const byRequest: ToolCallRef[] = [];
+  const byPolicy: ToolCallRef[] = [];
   const policy = effectivePolicy(context);
   for (const call of calls) {
     const tool = context.manifest.tools[call.toolName];
-    const approval = tool?.approval;
+    const set = (gated: boolean, source: string) =>
+      outcomes.set(call.toolCallId, { gated, source });
     // A delegation runs nothing itself; the sub-agent's own calls are gated where they are made.
-    if (tool?.delegate) gated.set(call.toolCallId, false);
-    else if (approval === 'predicate') byToolPredicate.push(refOf(call));
-    else if (approval === 'always' || policy === 'always') gated.set(call.toolCallId, true);
-    else if (policy === 'never') gated.set(call.toolCallId, false);
-    else byRequest.push(refOf(call));
+    if (tool?.delegate) set(false, 'delegation');
+    else if (tool?.approval === 'predicate') byToolPredicate.push(refOf(call));
+    else if (tool?.approval === 'always') set(true, 'tool');
+    else if (policy.kind === 'always' || policy.kind === 'never')
+      set(policy.kind === 'always', policy.source);
+    else byPolicy.push(refOf(call));
   }
   const evaluations: Promise<void>[] = [];
   if (byToolPredicate.length > 0) {
     evaluations.push(
-      record(gated, byToolPredicate, () =>
+      record(outcomes, byToolPredicate, 'tool-predicate', () =>
         evaluateToolPolicies(input(context, 'tool', byToolPredicate)),
       ),
     );
   }
-  if (byRequest.length > 0) {
-    const requestPolicy = context.policy;
+  if (byPolicy.length > 0) {
     evaluations.push(
-      record(gated, byRequest, () =>
-        requestPolicy.kind === 'function'
-          ? evaluateRequestPolicy(requestPolicy.taskQueue, input(context, 'request', byRequest))
-          : evaluateToolPolicies(input(context, 'agent', byRequest)),
-      ),
+      record(outcomes, byPolicy, policy.source, () => evaluatePolicy(context, byPolicy)),
     );
   }
   await Promise.all(evaluations);
-  return gated;
+  return outcomes;
 }
 
+type Effective = { kind: 'always' | 'never' | 'evaluate'; source: string };
+
 /** The request's rule, or the agent's default when the request sets none. */
-function effectivePolicy(context: GateContext): 'always' | 'never' | 'function' {
-  switch (context.policy.kind) {
+function effectivePolicy(context: GateContext): Effective {
+  const policy = context.policy;
+  switch (policy.kind) {
     case 'always':
     case 'never':
-      return context.policy.kind;
+      return { kind: policy.kind, source: 'request' };
     case 'function':
-      return 'function';
-    case 'agent-default':
-      return context.manifest.defaultPolicy;
+      return { kind: 'evaluate', source: 'request-function' };
+    case 'named':
+      return { kind: 'evaluate', source: `named:${policy.name}` };
+    case 'agent-default': {
+      const fallback = context.manifest.defaultPolicy;
+      return fallback === 'function'
+        ? { kind: 'evaluate', source: 'agent-function' }
+        : { kind: fallback, source: 'agent' };
+    }
   }
 }
 
+function evaluatePolicy(context: GateContext, calls: ToolCallRef[]): Promise<GateVerdict[]> {
+  const policy = context.policy;
+  if (policy.kind === 'function')
+    return evaluateRequestPolicy(policy.taskQueue, input(context, 'request', calls));
+  if (policy.kind === 'named')
+    return evaluateToolPolicies({ ...input(context, 'named', calls), policyName: policy.name });
+  return evaluateToolPolicies(input(context, 'agent', calls));
+}
+
 async function record(
-  gated: Map<string, boolean>,
+  outcomes: Map<string, GateOutcome>,
   calls: ToolCallRef[],
+  source: string,
   evaluate: () => Promise<GateVerdict[]>,
 ): Promise<void> {
   let verdicts: GateVerdict[] = [];
+  let failure: string | undefined;
   try {
     verdicts = await evaluate();
   } catch (error) {
+    failure = `policy could not be evaluated: ${String(error)}`;
     log.warn('Approval policy could not be evaluated; gating the calls', { error: String(error) });
   }
   for (const call of calls) {
     const verdict = verdicts.find((v) => v.toolCallId === call.toolCallId);
-    gated.set(call.toolCallId, verdict?.gated ?? true);
+    const note = verdict?.note ?? failure;
+    outcomes.set(call.toolCallId, {
+      gated: verdict?.gated ?? true,
+      source,
+      ...(note ? { note } : {}),
+    });
   }
 }
 
-function input(context: GateContext, source: 'tool' | 'agent' | 'request', calls: ToolCallRef[]) {
+function input(
+  context: GateContext,
+  source: EvaluateGatesInput['source'],
+  calls: ToolCallRef[],
+): EvaluateGatesInput {
   return {
     runId: source === 'request' ? context.policyRunId : context.runId,
     agentId: context.manifest.agentId,

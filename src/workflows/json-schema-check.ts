@@ -23,14 +23,18 @@ type Schema = {
  * required, enums, bounds, unions). Runs inside the workflow so bad resume data is refused by the
  * update validator, before anything reaches history. Returns the first problem, or undefined.
  */
-export function validateAgainstSchema(schemaJson: string, value: JsonValue): string | undefined {
+export function validateAgainstSchema(
+  schemaJson: string,
+  value: JsonValue,
+  root = 'resumeData',
+): string | undefined {
   let schema: Schema;
   try {
     schema = JSON.parse(schemaJson) as Schema;
   } catch {
-    return "the tool's resumeSchema is not valid JSON";
+    return `the schema of ${root} is not valid JSON`;
   }
-  return check(schema, value, 'resumeData');
+  return check(schema, value, root);
 }
 
 function check(schema: Schema, value: JsonValue, path: string): string | undefined {

@@ -16,11 +16,14 @@ import type {
   DecidedBy,
   DecisionKind,
   ChildStatus,
+  DecisionChannel,
   ModelToolCall,
   PendingToolCall,
 } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { RunStatus } from '../common/wire.js';
+import { toolCallFingerprint } from '../common/fingerprint.js';
+import { AuditLog } from './audit-log.js';
 import { currentDetails } from './current-details.js';
 
 /** A call waiting for a decision, with what the workflow needs to match it. */
@@ -30,6 +33,19 @@ export interface WaitingCall extends PendingToolCall {
   sequence: number;
   /** Set when the call waits inside a sub-agent: decisions are passed down to that child run. */
   route?: { child: string; innerId: string };
+  /** `requestContext.requester`, when the call's approver must be someone else. */
+  requester?: string;
+  /** JSON Schema of the tool's input, for approvals with edited arguments. */
+  inputSchema?: string;
+}
+
+/** Governance of one approval wait, fixed when the call starts to wait. */
+export interface WaitTerms {
+  expiresAt?: number;
+  approvers?: string[];
+  quorum?: number;
+  requester?: string;
+  inputSchema?: string;
 }
 
 /** A delegation in progress: a sub-agent's child run and what it last reported. */
@@ -44,13 +60,8 @@ export interface Decision {
   reason?: string;
   decidedBy?: DecidedBy;
   resumeData?: JsonValue;
-}
-
-/** A decision that was refused on the signal path: kept for audit, without effect. */
-export interface RejectedDecision {
-  kind: DecisionKind;
-  code: string;
-  message: string;
+  /** Approved with these edited arguments. */
+  args?: JsonValue;
 }
 
 /**
@@ -65,7 +76,9 @@ export class RunState {
   readonly decisions = new Map<string, Decision>();
   /** Every call that ever got a decision, so a second one is refused. */
   readonly decided = new Set<string>();
-  readonly rejected: RejectedDecision[] = [];
+  /** Calls whose approval deadline passed. */
+  readonly expired = new Set<string>();
+  readonly audit = new AuditLog();
   usage: Usage = ZERO_USAGE;
   closed = false;
   /** The agent's default for auto-resume, known once its manifest is read. */
@@ -114,8 +127,9 @@ export class RunState {
   wait(
     call: ModelToolCall,
     kind: WaitingCall['kind'],
-    extra: { resumeSchema?: string; suspendPayload?: JsonValue },
+    extra: { resumeSchema?: string; suspendPayload?: JsonValue; terms?: WaitTerms },
   ): void {
+    const terms = extra.terms ?? {};
     const resumeSchema = extra.resumeSchema ?? EMPTY_OBJECT_SCHEMA;
     const waiting: WaitingCall = {
       toolCallId: call.toolCallId,
@@ -128,14 +142,33 @@ export class RunState {
       sequence: ++this.sequence,
       resumeSchema,
       ...(extra.suspendPayload !== undefined ? { suspendPayload: extra.suspendPayload } : {}),
+      ...(terms.expiresAt !== undefined
+        ? { expiresAt: new Date(terms.expiresAt).toISOString() }
+        : {}),
+      ...(terms.approvers ? { approvers: terms.approvers } : {}),
+      ...(terms.quorum !== undefined && terms.quorum > 1
+        ? { quorum: terms.quorum, approvals: [] }
+        : {}),
+      ...(terms.requester !== undefined ? { requester: terms.requester } : {}),
+      ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
     };
     this.show(waiting);
+    this.audit.add({
+      type: 'request',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      kind: kind === 'approve' ? 'approval' : 'suspension',
+      args: call.args,
+      fingerprint: call.fingerprint,
+      ...(waiting.expiresAt ? { expiresAt: waiting.expiresAt } : {}),
+    });
   }
 
   /** Adds a waiting call and puts its request on the stream. */
   private show(waiting: WaitingCall): void {
     this.waiting.set(waiting.toolCallId, waiting);
-    const { toolCallId, toolName, args, resumeSchema, path } = waiting;
+    const { toolCallId, toolName, args, resumeSchema, path, expiresAt, quorum, approvals } =
+      waiting;
     const where = path ? { path } : {};
     if (waiting.kind === 'approve') {
       this.emit('tool-call-approval', {
@@ -144,6 +177,8 @@ export class RunState {
         args,
         fingerprint: waiting.fingerprint,
         resumeSchema,
+        ...(expiresAt ? { expiresAt } : {}),
+        ...(quorum ? { quorum, approvals: approvals ?? [] } : {}),
         ...where,
       });
     } else {
@@ -214,7 +249,12 @@ export class RunState {
   }
 
   /** Applies an accepted decision: the call stops waiting and the run is running again. */
-  apply(call: WaitingCall, decision: Decision): AppliedDecision {
+  apply(call: WaitingCall, decision: Decision, channel: DecisionChannel): AppliedDecision {
+    const approvals = call.approvals ?? [];
+    if (decision.kind === 'approve' && call.quorum && approvals.length + 1 < call.quorum) {
+      return this.recordApproval(call, decision, channel);
+    }
+    this.auditDecision(call, decision, channel);
     this.waiting.delete(call.toolCallId);
     this.decided.add(call.toolCallId);
     // A routed call's decision travels down to its child run; nothing here waits on it.
@@ -228,6 +268,69 @@ export class RunState {
       decision: verb[decision.kind],
       offset: this.chunks.length,
     };
+  }
+
+  /** One approval of a quorum: the call keeps waiting, and the stream shows the approvals so far. */
+  private recordApproval(
+    call: WaitingCall,
+    decision: Decision,
+    channel: DecisionChannel,
+  ): AppliedDecision {
+    const offset = this.chunks.length;
+    const at = new Date(Date.now()).toISOString();
+    call.approvals = [...(call.approvals ?? []), { id: decision.decidedBy!.id, at }];
+    this.audit.add({
+      type: 'decision',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      decision: 'approval-recorded',
+      channel,
+      fingerprint: call.fingerprint,
+      ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
+    });
+    this.show(call);
+    if (this.idle) this.emit('finish', { finishReason: 'suspended', usage: this.usage });
+    this.setStatus('awaiting-approval');
+    return {
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      decision: 'approval-recorded',
+      offset,
+    };
+  }
+
+  private auditDecision(call: WaitingCall, decision: Decision, channel: DecisionChannel): void {
+    const verb = { approve: 'approved', decline: 'declined', resume: 'resumed' } as const;
+    this.audit.add({
+      type: 'decision',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      decision: verb[decision.kind],
+      channel,
+      fingerprint: call.fingerprint,
+      ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
+      ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      ...(decision.args !== undefined
+        ? {
+            editedArgs: decision.args,
+            editedFingerprint: toolCallFingerprint(call.toolName, decision.args),
+          }
+        : {}),
+    });
+  }
+
+  /** The call's deadline passed before a decision: it stops waiting and is recorded as expired. */
+  expire(call: ModelToolCall, onTimeout: 'decline' | 'approve' | 'fail'): void {
+    this.waiting.delete(call.toolCallId);
+    this.expired.add(call.toolCallId);
+    this.audit.add({
+      type: 'expiry',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      onTimeout,
+    });
+    this.idleAnnounced = false;
+    this.setStatus('running');
   }
 
   /** Takes the decision of a call once it has arrived. */
@@ -250,7 +353,16 @@ export class RunState {
   pendingToolCalls(): PendingToolCall[] {
     return [...this.waiting.values()]
       .sort((a, b) => a.sequence - b.sequence)
-      .map(({ kind: _kind, sequence: _sequence, route: _route, ...pending }) => pending);
+      .map(
+        ({
+          kind: _kind,
+          sequence: _sequence,
+          route: _route,
+          requester: _requester,
+          inputSchema: _schema,
+          ...pending
+        }) => pending,
+      );
   }
 
   toolStarted(): void {

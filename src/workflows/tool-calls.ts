@@ -8,7 +8,10 @@ import type {
   RunInput,
 } from '../common/run-types.js';
 import { executeTool } from './activity-calls.js';
+import { toolCallFingerprint } from '../common/fingerprint.js';
+import { awaitApproval } from './approval-wait.js';
 import { runDelegation } from './delegation.js';
+import type { GateOutcome } from './gates.js';
 import type { Decision, RunState } from './run-state.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
@@ -35,11 +38,22 @@ export interface ToolRunContext {
 export async function runToolCalls(
   context: ToolRunContext,
   calls: ModelToolCall[],
-  gated: Map<string, boolean>,
+  gates: Map<string, GateOutcome>,
 ): Promise<ToolResultPart[]> {
   // Each call registers its wait or its execution synchronously, before any await, so the idle
   // check below sees the whole step.
-  const results = calls.map((call) => runCall(context, call, gated.get(call.toolCallId) ?? true));
+  for (const call of calls) {
+    const gate = gates.get(call.toolCallId) ?? { gated: true, source: 'missing' };
+    context.state.audit.add({
+      type: 'gate',
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      ...gate,
+    });
+  }
+  const results = calls.map((call) =>
+    runCall(context, call, gates.get(call.toolCallId)?.gated ?? true),
+  );
   context.state.announceIdle();
   return Promise.all(results);
 }
@@ -65,19 +79,23 @@ async function runCall(
       ? toolResult(state, call, outcome.text)
       : toolError(state, call, outcome.error);
   }
+  let edited: ModelToolCall | undefined;
   if (gated) {
-    state.wait(call, 'approve', { resumeSchema: tool.resumeSchema });
-    const decision = await decisionFor(state, call.toolCallId);
-    if (decision.kind === 'decline') {
-      const reason = decision.reason ?? DEFAULT_DECLINE_REASON;
-      state.emit('tool-result', { ...refOf(call), result: reason });
-      return part(call, 'text', reason);
+    const outcome = await awaitApproval(context, call, tool);
+    if (outcome.kind === 'expired') {
+      if (outcome.onTimeout === 'fail') throw expiredFailure(call);
+      if (outcome.onTimeout === 'decline') return declined(state, call, expiredReason(call));
+    } else if (outcome.decision.kind === 'decline') {
+      return declined(state, call, outcome.decision.reason ?? DEFAULT_DECLINE_REASON);
+    } else if (outcome.decision.args !== undefined) {
+      const args = outcome.decision.args;
+      edited = { ...call, args, fingerprint: toolCallFingerprint(call.toolName, args) };
     }
   }
   let resumeData: JsonValue | undefined;
   for (;;) {
     state.toolStarted();
-    const output = await execute(context, call, resumeData);
+    const output = await execute(context, edited ?? call, resumeData);
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
         resumeSchema: tool.resumeSchema,
@@ -89,8 +107,10 @@ async function runCall(
     }
     const result =
       output.kind === 'result'
-        ? toolResult(state, call, output.result)
-        : toolError(state, call, output.error);
+        ? edited
+          ? editedResult(state, call, edited, output.result)
+          : toolResult(state, call, output.result)
+        : toolError(state, edited ?? call, output.error);
     state.toolFinished();
     return result;
   }
@@ -114,6 +134,39 @@ async function execute(
     if (error instanceof ActivityFailure) return { kind: 'error', error: failureMessage(error) };
     throw error;
   }
+}
+
+function declined(state: RunState, call: ModelToolCall, reason: string): ToolResultPart {
+  state.emit('tool-result', { ...refOf(call), result: reason });
+  return part(call, 'text', reason);
+}
+
+/** The model is told it expired (SPEC §10: the word `expired` appears) and that nothing ran. */
+function expiredReason(call: ModelToolCall): string {
+  return `The approval of ${call.toolName} expired without a decision; the call was not executed (expired).`;
+}
+
+function expiredFailure(call: ModelToolCall): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'tollgate.APPROVAL_EXPIRED',
+    message: `The approval of tool call ${call.toolCallId} (${call.toolName}) expired; its policy fails the run.`,
+    nonRetryable: true,
+  });
+}
+
+/** A call approved with edited arguments: the stream shows both, and the model is told. */
+function editedResult(
+  state: RunState,
+  original: ModelToolCall,
+  edited: ModelToolCall,
+  result: JsonValue,
+): ToolResultPart {
+  state.emit('tool-result', { ...refOf(edited), result, originalArgs: original.args });
+  return part(original, 'json', {
+    result,
+    note: 'The approver edited the arguments before the call ran; it ran with editedArgs.',
+    editedArgs: edited.args,
+  });
 }
 
 async function decisionFor(state: RunState, toolCallId: string): Promise<Decision> {

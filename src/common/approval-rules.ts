@@ -1,0 +1,93 @@
+import { TollgateError } from './errors.js';
+
+/** What to do when an approval deadline passes. The call is recorded as `expired` either way. */
+export type OnTimeout = 'decline' | 'approve' | 'fail';
+
+/**
+ * Governance of one gated call (SPEC §10), in the JSON form the workflow acts on. `remindEveryMs`
+ * is set only where a worker-side `notify` exists (`remindSource` says whose).
+ */
+export interface ApprovalRules {
+  timeoutMs?: number;
+  onTimeout?: OnTimeout;
+  remindEveryMs?: number;
+  remindSource?: 'tool' | 'agent';
+  /** Who may decide: ids, or `role:<name>`. */
+  approvers?: string[];
+  /** Distinct approvals needed. Default 1. */
+  quorum?: number;
+  /** The run's requester (`requestContext.requester`) may not approve its own call. */
+  separateRequester?: boolean;
+}
+
+const UNITS: Record<string, number> = {
+  ms: 1,
+  millisecond: 1,
+  s: 1000,
+  sec: 1000,
+  second: 1000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  w: 604_800_000,
+  week: 604_800_000,
+};
+
+/** `'3 days'`, `'4 hours'`, `'90s'` or a number of ms → ms. Throws `INVALID_OPTIONS` naming `field`. */
+export function parseDuration(value: string | number, field: string): number {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && value > 0) return value;
+  } else if (typeof value === 'string') {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+?)s?\s*$/i.exec(value);
+    const unit = match ? UNITS[match[2]!.toLowerCase()] : undefined;
+    if (match && unit !== undefined) return Number(match[1]) * unit;
+  }
+  throw new TollgateError(
+    'INVALID_OPTIONS',
+    `${field} must be a positive number of ms or a duration like '3 days' or '90 seconds', not ${JSON.stringify(value)}.`,
+  );
+}
+
+/** Per field, the first layer that sets it wins: pass the most specific layer first. */
+export function mergeRules(...layers: Array<ApprovalRules | undefined>): ApprovalRules {
+  const merged: ApprovalRules = {};
+  for (const layer of layers.slice().reverse()) {
+    if (layer) Object.assign(merged, definedOnly(layer));
+  }
+  return merged;
+}
+
+function definedOnly(rules: ApprovalRules): ApprovalRules {
+  return Object.fromEntries(Object.entries(rules).filter(([, value]) => value !== undefined));
+}
+
+/** Checks the JSON-safe parts of an approval policy, wherever it was written. */
+export function checkRules(rules: ApprovalRules, where: string): ApprovalRules {
+  const { onTimeout, approvers, quorum } = rules;
+  if (onTimeout !== undefined && !['decline', 'approve', 'fail'].includes(onTimeout)) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      `${where}.onTimeout must be 'decline', 'approve' or 'fail', not ${JSON.stringify(onTimeout)}.`,
+    );
+  }
+  if (
+    approvers !== undefined &&
+    !(Array.isArray(approvers) && approvers.every((a) => typeof a === 'string' && a !== ''))
+  ) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      `${where}.approvers must be a list of ids or 'role:<name>' strings.`,
+    );
+  }
+  if (quorum !== undefined && (!Number.isInteger(quorum) || quorum < 1)) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      `${where}.quorum must be a whole number of at least 1, not ${String(quorum)}.`,
+    );
+  }
+  return rules;
+}

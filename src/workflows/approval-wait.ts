@@ -1,0 +1,86 @@
+import { condition, log } from '@temporalio/workflow';
+import { mergeRules, type OnTimeout } from '../common/approval-rules.js';
+import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
+import { sendReminder } from './activity-calls.js';
+import type { Decision } from './run-state.js';
+import type { ToolRunContext } from './tool-calls.js';
+
+export type ApprovalOutcome =
+  { kind: 'decided'; decision: Decision } | { kind: 'expired'; onTimeout: OnTimeout };
+
+/**
+ * Waits for a gated call's decision under its approval rules (SPEC §10): a durable timer for the
+ * deadline and one for each reminder; no polling. The most specific rules win: the tool's, then
+ * the request's, then the agent's.
+ */
+export async function awaitApproval(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  tool: ToolManifest,
+): Promise<ApprovalOutcome> {
+  const { state, input, manifest } = context;
+  const rules = mergeRules(tool.rules, input.approvalRules, manifest.rules);
+  const requestedAt = Date.now();
+  const expiresAt = rules.timeoutMs !== undefined ? requestedAt + rules.timeoutMs : undefined;
+  const requester = input.requestContext.requester;
+  state.wait(call, 'approve', {
+    resumeSchema: tool.resumeSchema,
+    terms: {
+      ...(expiresAt !== undefined ? { expiresAt } : {}),
+      ...(rules.approvers ? { approvers: rules.approvers } : {}),
+      ...(rules.quorum !== undefined ? { quorum: rules.quorum } : {}),
+      ...(rules.separateRequester && typeof requester === 'string' ? { requester } : {}),
+      ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
+    },
+  });
+  const decided = () => state.decisions.has(call.toolCallId);
+  for (let reminders = 1; ; reminders++) {
+    const remindAt =
+      rules.remindEveryMs !== undefined ? requestedAt + reminders * rules.remindEveryMs : Infinity;
+    const wakeAt = Math.min(expiresAt ?? Infinity, remindAt);
+    const arrived =
+      wakeAt === Infinity
+        ? (await condition(decided), true)
+        : await condition(decided, Math.max(1, wakeAt - Date.now()));
+    if (arrived) return { kind: 'decided', decision: state.takeDecision(call.toolCallId)! };
+    if (expiresAt !== undefined && Date.now() >= expiresAt) {
+      const onTimeout = rules.onTimeout ?? 'decline';
+      state.expire(call, onTimeout);
+      return { kind: 'expired', onTimeout };
+    }
+    await remind(context, call, rules.remindSource ?? 'tool', requestedAt, expiresAt);
+  }
+}
+
+async function remind(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  source: 'tool' | 'agent',
+  requestedAt: number,
+  expiresAt: number | undefined,
+): Promise<void> {
+  const waitedMs = Date.now() - requestedAt;
+  context.state.audit.add({
+    type: 'reminder',
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    waitedMs,
+  });
+  try {
+    await sendReminder({
+      agentId: context.manifest.agentId,
+      source,
+      runId: context.state.runId,
+      toolCallId: call.toolCallId,
+      toolName: call.toolName,
+      args: call.args,
+      fingerprint: call.fingerprint,
+      requestedAt: new Date(requestedAt).toISOString(),
+      waitedMs,
+      ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+    });
+  } catch (error) {
+    // A reminder that cannot be delivered must not hold up the decision it is about.
+    log.warn('Reminder could not be sent', { toolCallId: call.toolCallId, error: String(error) });
+  }
+}

@@ -1,0 +1,89 @@
+import type { TollgateErrorCode } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import type { DecidedBy, DecisionInput, DecisionKind } from '../common/run-types.js';
+import { validateAgainstSchema } from './json-schema-check.js';
+import type { WaitingCall } from './run-state.js';
+
+export interface Refusal {
+  code: TollgateErrorCode;
+  message: string;
+}
+
+/**
+ * The approval rules of SPEC §10 for one approve or decline: who may decide, distinct approvers
+ * for a quorum, no self-approval, and edited arguments that fit the tool's input schema.
+ */
+export function checkGovernance(
+  call: WaitingCall,
+  kind: DecisionKind,
+  input: DecisionInput,
+): Refusal | undefined {
+  const { decidedBy, args } = input;
+  const who = `tool call ${call.toolCallId} (${call.toolName})`;
+  const needsIdentity =
+    call.approvers !== undefined ||
+    call.quorum !== undefined ||
+    (kind === 'approve' && call.requester !== undefined);
+  if (needsIdentity && !decidedBy) {
+    return {
+      code: 'APPROVER_REQUIRED',
+      message: `A decision on ${who} must say who decides (decidedBy): it has approvers, a quorum or a requester rule.`,
+    };
+  }
+  if (call.approvers && decidedBy && !isApprover(call.approvers, decidedBy)) {
+    return {
+      code: 'NOT_AN_APPROVER',
+      message: `${decidedBy.id} may not decide ${who}; approvers: ${call.approvers.join(', ')}.`,
+    };
+  }
+  if (kind !== 'approve') return undefined;
+  if (call.requester !== undefined && decidedBy?.id === call.requester) {
+    return {
+      code: 'REQUESTER_CANNOT_APPROVE',
+      message: `${decidedBy.id} requested this run and may not approve its own ${who}.`,
+    };
+  }
+  if (
+    call.quorum &&
+    decidedBy &&
+    call.approvals?.some((approval) => approval.id === decidedBy.id)
+  ) {
+    return {
+      code: 'DUPLICATE_APPROVER',
+      message: `${decidedBy.id} already approved ${who}; it needs ${call.quorum} distinct approvers.`,
+    };
+  }
+  if (args !== undefined) return checkEdits(call, args);
+  return undefined;
+}
+
+function checkEdits(call: WaitingCall, args: JsonValue): Refusal | undefined {
+  if (call.quorum) {
+    return {
+      code: 'INVALID_DECISION',
+      message: `Tool call ${call.toolCallId} needs a quorum; its arguments cannot be edited by one approver.`,
+    };
+  }
+  if (!call.inputSchema) {
+    return {
+      code: 'INVALID_DECISION',
+      message: `Tool call ${call.toolCallId} (${call.toolName}) cannot take edited arguments.`,
+    };
+  }
+  const problem = validateAgainstSchema(call.inputSchema, args, 'args');
+  return problem
+    ? {
+        code: 'INVALID_DECISION',
+        message: `Edited arguments for ${call.toolName} are invalid: ${problem}.`,
+      }
+    : undefined;
+}
+
+/** An approver entry is an id, or `role:<name>` for anyone with that role. */
+export function isApprover(approvers: string[], by: DecidedBy): boolean {
+  return approvers.some((entry) =>
+    entry.startsWith('role:')
+      ? (by.roles ?? []).includes(entry.slice('role:'.length))
+      : entry === by.id,
+  );
+}
