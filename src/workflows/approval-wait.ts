@@ -2,7 +2,7 @@ import { condition, log } from '@temporalio/workflow';
 import { mergeRules, type OnTimeout } from '../common/approval-rules.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
-import type { Decision } from './run-state.js';
+import type { Decision } from './waiting-call.js';
 import type { ToolRunContext } from './tool-calls.js';
 
 export type ApprovalOutcome =

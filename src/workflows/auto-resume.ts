@@ -5,7 +5,8 @@ import { AUTO_RESUME_UPDATE } from '../common/wire.js';
 import { extractResumeData } from './activity-calls.js';
 import { judgeDecision, refuse } from './decisions.js';
 import { forwardDecision } from './delegation.js';
-import type { RunState, WaitingCall } from './run-state.js';
+import type { RunState } from './run-state.js';
+import type { WaitingCall } from './waiting-call.js';
 
 const autoResumeUpdate = defineUpdate<AppliedDecision, [AutoResumeInput]>(AUTO_RESUME_UPDATE);
 

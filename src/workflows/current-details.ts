@@ -1,5 +1,5 @@
 import type { RunStatus } from '../common/wire.js';
-import type { WaitingCall } from './run-state.js';
+import type { WaitingCall } from './waiting-call.js';
 
 const HEADINGS: Record<RunStatus, string> = {
   running: 'Running',

@@ -22,7 +22,8 @@ import { checkDecisionInput } from './decision-input.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { checkGovernance } from './governance.js';
 import { validateAgainstSchema } from './json-schema-check.js';
-import type { Decision, RunState, WaitingCall } from './run-state.js';
+import type { RunState } from './run-state.js';
+import type { Decision, WaitingCall } from './waiting-call.js';
 
 type Verdict =
   | { ok: true; call: WaitingCall; decision: Decision }

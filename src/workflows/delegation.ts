@@ -20,7 +20,8 @@ import type {
 } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW, CHILD_STATUS_SIGNAL, SIGNALS } from '../common/wire.js';
-import type { Decision, RunState, WaitingCall } from './run-state.js';
+import type { RunState } from './run-state.js';
+import type { Decision, WaitingCall } from './waiting-call.js';
 
 const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);
 

@@ -2,7 +2,7 @@ import type { TollgateErrorCode } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { DecidedBy, DecisionInput, DecisionKind } from '../common/run-types.js';
 import { validateAgainstSchema } from './json-schema-check.js';
-import type { WaitingCall } from './run-state.js';
+import type { WaitingCall } from './waiting-call.js';
 
 export interface Refusal {
   code: TollgateErrorCode;

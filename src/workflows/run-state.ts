@@ -1,7 +1,6 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   addUsage,
-  EMPTY_OBJECT_SCHEMA,
   makeChunk,
   ZERO_USAGE,
   type Chunk,
@@ -13,8 +12,6 @@ import {
 import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
-  DecidedBy,
-  DecisionKind,
   ChildStatus,
   DecisionChannel,
   ModelToolCall,
@@ -24,44 +21,21 @@ import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { RunStatus } from '../common/wire.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { AuditLog } from './audit-log.js';
+import {
+  publicView,
+  requestChunk,
+  waitingCall,
+  type Decision,
+  type WaitDetails,
+  type WaitingCall,
+} from './waiting-call.js';
 import { currentDetails } from './current-details.js';
-
-/** A call waiting for a decision, with what the workflow needs to match it. */
-export interface WaitingCall extends PendingToolCall {
-  kind: 'approve' | 'resume';
-  /** Request order, to find "the most recently requested" call. */
-  sequence: number;
-  /** Set when the call waits inside a sub-agent: decisions are passed down to that child run. */
-  route?: { child: string; innerId: string };
-  /** `requestContext.requester`, when the call's approver must be someone else. */
-  requester?: string;
-  /** JSON Schema of the tool's input, for approvals with edited arguments. */
-  inputSchema?: string;
-}
-
-/** Governance of one approval wait, fixed when the call starts to wait. */
-export interface WaitTerms {
-  expiresAt?: number;
-  approvers?: string[];
-  quorum?: number;
-  requester?: string;
-  inputSchema?: string;
-}
 
 /** A delegation in progress: a sub-agent's child run and what it last reported. */
 interface ChildRun {
   agentId: string;
   version: number;
   idle: boolean;
-}
-
-export interface Decision {
-  kind: DecisionKind;
-  reason?: string;
-  decidedBy?: DecidedBy;
-  resumeData?: JsonValue;
-  /** Approved with these edited arguments. */
-  args?: JsonValue;
 }
 
 /**
@@ -124,34 +98,8 @@ export class RunState {
   }
 
   /** Parks a call until a decision of `kind` arrives, and shows it on the stream. */
-  wait(
-    call: ModelToolCall,
-    kind: WaitingCall['kind'],
-    extra: { resumeSchema?: string; suspendPayload?: JsonValue; terms?: WaitTerms },
-  ): void {
-    const terms = extra.terms ?? {};
-    const resumeSchema = extra.resumeSchema ?? EMPTY_OBJECT_SCHEMA;
-    const waiting: WaitingCall = {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      args: call.args,
-      fingerprint: call.fingerprint,
-      requiresApproval: kind === 'approve',
-      requestedAt: new Date(Date.now()).toISOString(),
-      kind,
-      sequence: ++this.sequence,
-      resumeSchema,
-      ...(extra.suspendPayload !== undefined ? { suspendPayload: extra.suspendPayload } : {}),
-      ...(terms.expiresAt !== undefined
-        ? { expiresAt: new Date(terms.expiresAt).toISOString() }
-        : {}),
-      ...(terms.approvers ? { approvers: terms.approvers } : {}),
-      ...(terms.quorum !== undefined && terms.quorum > 1
-        ? { quorum: terms.quorum, approvals: [] }
-        : {}),
-      ...(terms.requester !== undefined ? { requester: terms.requester } : {}),
-      ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
-    };
+  wait(call: ModelToolCall, kind: WaitingCall['kind'], extra: WaitDetails): void {
+    const waiting = waitingCall(call, kind, extra, ++this.sequence);
     this.show(waiting);
     this.audit.add({
       type: 'request',
@@ -167,30 +115,8 @@ export class RunState {
   /** Adds a waiting call and puts its request on the stream. */
   private show(waiting: WaitingCall): void {
     this.waiting.set(waiting.toolCallId, waiting);
-    const { toolCallId, toolName, args, resumeSchema, path, expiresAt, quorum, approvals } =
-      waiting;
-    const where = path ? { path } : {};
-    if (waiting.kind === 'approve') {
-      this.emit('tool-call-approval', {
-        toolCallId,
-        toolName,
-        args,
-        fingerprint: waiting.fingerprint,
-        resumeSchema,
-        ...(expiresAt ? { expiresAt } : {}),
-        ...(quorum ? { quorum, approvals: approvals ?? [] } : {}),
-        ...where,
-      });
-    } else {
-      this.emit('tool-call-suspended', {
-        toolCallId,
-        toolName,
-        args,
-        suspendPayload: waiting.suspendPayload ?? null,
-        resumeSchema,
-        ...where,
-      });
-    }
+    const { type, payload } = requestChunk(waiting);
+    this.chunks.push({ type, payload, runId: this.runId, from: 'AGENT' } as Chunk);
   }
 
   /** A delegation started: its child run's waiting calls will be mirrored here. */
@@ -351,18 +277,7 @@ export class RunState {
   }
 
   pendingToolCalls(): PendingToolCall[] {
-    return [...this.waiting.values()]
-      .sort((a, b) => a.sequence - b.sequence)
-      .map(
-        ({
-          kind: _kind,
-          sequence: _sequence,
-          route: _route,
-          requester: _requester,
-          inputSchema: _schema,
-          ...pending
-        }) => pending,
-      );
+    return [...this.waiting.values()].sort((a, b) => a.sequence - b.sequence).map(publicView);
   }
 
   toolStarted(): void {

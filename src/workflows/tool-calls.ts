@@ -12,7 +12,8 @@ import { toolCallFingerprint } from '../common/fingerprint.js';
 import { awaitApproval } from './approval-wait.js';
 import { runDelegation } from './delegation.js';
 import type { GateOutcome } from './gates.js';
-import type { Decision, RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
+import type { Decision } from './waiting-call.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';

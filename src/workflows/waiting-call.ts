@@ -1,0 +1,120 @@
+import { EMPTY_OBJECT_SCHEMA, type ChunkOf } from '../common/chunks.js';
+import type { JsonValue } from '../common/json.js';
+import type {
+  DecidedBy,
+  DecisionKind,
+  ModelToolCall,
+  PendingToolCall,
+} from '../common/run-types.js';
+
+/** A call waiting for a decision, with what the workflow needs to match it. */
+export interface WaitingCall extends PendingToolCall {
+  kind: 'approve' | 'resume';
+  /** Request order, to find "the most recently requested" call. */
+  sequence: number;
+  /** Set when the call waits inside a sub-agent: decisions are passed down to that child run. */
+  route?: { child: string; innerId: string };
+  /** `requestContext.requester`, when the call's approver must be someone else. */
+  requester?: string;
+  /** JSON Schema of the tool's input, for approvals with edited arguments. */
+  inputSchema?: string;
+}
+
+/** Governance of one approval wait, fixed when the call starts to wait. */
+export interface WaitTerms {
+  expiresAt?: number;
+  approvers?: string[];
+  quorum?: number;
+  requester?: string;
+  inputSchema?: string;
+}
+
+export interface Decision {
+  kind: DecisionKind;
+  reason?: string;
+  decidedBy?: DecidedBy;
+  resumeData?: JsonValue;
+  /** Approved with these edited arguments. */
+  args?: JsonValue;
+}
+
+export interface WaitDetails {
+  resumeSchema?: string;
+  suspendPayload?: JsonValue;
+  terms?: WaitTerms;
+}
+
+export function waitingCall(
+  call: ModelToolCall,
+  kind: WaitingCall['kind'],
+  details: WaitDetails,
+  sequence: number,
+): WaitingCall {
+  const { suspendPayload, terms = {} } = details;
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    fingerprint: call.fingerprint,
+    requiresApproval: kind === 'approve',
+    requestedAt: new Date(Date.now()).toISOString(),
+    kind,
+    sequence,
+    resumeSchema: details.resumeSchema ?? EMPTY_OBJECT_SCHEMA,
+    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
+    ...(terms.expiresAt !== undefined
+      ? { expiresAt: new Date(terms.expiresAt).toISOString() }
+      : {}),
+    ...(terms.approvers ? { approvers: terms.approvers } : {}),
+    ...(terms.quorum !== undefined && terms.quorum > 1
+      ? { quorum: terms.quorum, approvals: [] }
+      : {}),
+    ...(terms.requester !== undefined ? { requester: terms.requester } : {}),
+    ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
+  };
+}
+
+/** The stream's view of a waiting call: an approval request or a suspension (SPEC §4). */
+export function requestChunk(
+  waiting: WaitingCall,
+):
+  | Pick<ChunkOf<'tool-call-approval'>, 'type' | 'payload'>
+  | Pick<ChunkOf<'tool-call-suspended'>, 'type' | 'payload'> {
+  const { toolCallId, toolName, args, resumeSchema, path, expiresAt, quorum, approvals } = waiting;
+  const where = path ? { path } : {};
+  if (waiting.kind === 'resume') {
+    const payload = {
+      toolCallId,
+      toolName,
+      args,
+      suspendPayload: waiting.suspendPayload ?? null,
+      resumeSchema,
+      ...where,
+    };
+    return { type: 'tool-call-suspended', payload };
+  }
+  const payload = {
+    toolCallId,
+    toolName,
+    args,
+    fingerprint: waiting.fingerprint,
+    resumeSchema,
+    ...(expiresAt ? { expiresAt } : {}),
+    ...(quorum ? { quorum, approvals: approvals ?? [] } : {}),
+    ...where,
+  };
+  return { type: 'tool-call-approval', payload };
+}
+
+/** What others may see of a waiting call (the `pendingToolCalls` query). */
+export function publicView(waiting: WaitingCall): PendingToolCall {
+  const {
+    kind: _kind,
+    sequence: _sequence,
+    route: _route,
+    requester: _requester,
+    inputSchema: _schema,
+    ...pending
+  } = waiting;
+  return pending;
+}
