@@ -32,6 +32,8 @@ function settled<T>(promise: Promise<T>): Promise<T> {
  */
 export class AgentStream {
   readonly runId: string;
+  /** Chunk-log offset of this stretch's first chunk: 0 for a new run, the decision's offset after one. */
+  readonly startOffset: number;
   readonly text: Promise<string>;
   readonly finishReason: Promise<FinishReason>;
   readonly usage: Promise<Usage>;
@@ -50,6 +52,7 @@ export class AgentStream {
     lookupPending: PendingLookup,
   ) {
     this.runId = runId;
+    this.startOffset = startOffset;
     this.buffer = new ReplayBuffer(source);
     const all = settled(this.buffer.done.then(() => this.buffer.items));
     const finish = all.then((chunks) =>

@@ -1,0 +1,210 @@
+/**
+ * The HTTP contract between the Tollgate server and its clients (the `tollgate/client` SDK, the
+ * approval inbox, curl). Dependency-free and browser-safe: paths, bodies and the error shape.
+ * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
+ */
+import type { JsonObject, JsonValue } from './json.js';
+import type { PendingToolCall } from './run-types.js';
+
+export const API_PREFIX = '/api';
+
+/** Routes of one agent, relative to `/api/agents/:agentId`. POST unless noted. */
+export const AGENT_ROUTES = {
+  /** SSE. Body: `StreamBody`. */
+  stream: '/stream',
+  /** JSON `AgentOutput`. Body: `StreamBody`. */
+  generate: '/generate',
+  /** SSE. Body: `ApproveBody`. */
+  approveToolCall: '/approve-tool-call',
+  /** SSE. Body: `DeclineBody`. */
+  declineToolCall: '/decline-tool-call',
+  /** JSON `AgentOutput`. Body: `ApproveBody`. */
+  approveToolCallGenerate: '/approve-tool-call-generate',
+  /** JSON `AgentOutput`. Body: `DeclineBody`. */
+  declineToolCallGenerate: '/decline-tool-call-generate',
+  /** SSE. Body: `ResumeBody`. */
+  resumeStream: '/resume-stream',
+  /** JSON `AgentOutput`. Body: `ResumeBody`. */
+  resumeGenerate: '/resume-generate',
+  /** JSON `{ accepted: true, runId, toolCallId }`. Body: `SendToolApprovalBody`. */
+  sendToolApproval: '/send-tool-approval',
+  /** SSE from `offset`. Body: `ObserveBody`. */
+  observe: '/observe',
+  /** GET, JSON `{ runs, total }`. Query: threadId, resourceId, fromDate, toDate (ISO), perPage, page. */
+  suspendedRuns: '/suspended-runs',
+  /** GET, JSON `PendingToolCallsResponse`. Query: runId. The calls one run waits on. */
+  pendingToolCalls: '/pending-tool-calls',
+} as const;
+
+export type AgentRouteName = keyof typeof AGENT_ROUTES;
+
+/** The full path of an agent route, e.g. `/api/agents/ops-agent/stream`. */
+export function agentPath(agentId: string, route: AgentRouteName): string {
+  return `${API_PREFIX}/agents/${encodeURIComponent(agentId)}${AGENT_ROUTES[route]}`;
+}
+
+/** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
+export const APPROVALS_ROUTE = '/approvals';
+/** GET `/api/health`: no auth, JSON `{ ok: true }` (503 `{ ok: false }` when Temporal is down). */
+export const HEALTH_ROUTE = '/health';
+
+/** Run options that can travel over HTTP (functions cannot). */
+export interface HttpRunOptions {
+  requireToolApproval?: boolean;
+  maxSteps?: number;
+  requestContext?: JsonObject;
+  memory?: { thread: string; resource: string };
+  runId?: string;
+}
+
+export interface StreamBody {
+  /** A prompt, or AI SDK model messages. */
+  messages: string | JsonValue[];
+  options?: HttpRunOptions;
+}
+
+/** `decidedBy` never comes from the body: the server takes it from the caller's token. */
+export interface ApproveBody {
+  runId: string;
+  toolCallId?: string;
+  fingerprint?: string;
+  reason?: string;
+}
+
+export interface DeclineBody {
+  runId: string;
+  toolCallId?: string;
+  reason?: string;
+}
+
+export interface ResumeBody {
+  runId: string;
+  toolCallId?: string;
+  resumeData: JsonValue;
+}
+
+export interface SendToolApprovalBody {
+  threadId: string;
+  resourceId: string;
+  toolCallId?: string;
+  approved: boolean;
+  resumeData?: JsonValue;
+  reason?: string;
+}
+
+export interface ObserveBody {
+  runId: string;
+  offset?: number;
+}
+
+/** One pending call in the approvals inbox. */
+export interface PendingApproval {
+  agentId: string;
+  runId: string;
+  threadId?: string;
+  resourceId?: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  fingerprint: string;
+  requiresApproval: boolean;
+  suspendPayload?: JsonValue;
+  /** JSON Schema (as a JSON string) of resume data. */
+  resumeSchema: string;
+  /** ISO-8601. */
+  requestedAt: string;
+}
+
+/** Query of GET `/api/approvals`; paging counts waiting runs, like `listSuspendedRuns`. */
+export interface ApprovalsQuery {
+  agentId?: string;
+  threadId?: string;
+  resourceId?: string;
+  /** Runs per page, 1-1000. Default 20. */
+  perPage?: number;
+  /** From 0. Default 0. */
+  page?: number;
+}
+
+export interface ApprovalsResponse {
+  approvals: PendingApproval[];
+  /** Waiting runs that match the filters, on all pages (a run may hold several approvals). */
+  total: number;
+}
+
+/** One waiting run, as GET `suspended-runs` lists it (SPEC §9). */
+export interface SuspendedRunBody {
+  runId: string;
+  status: 'suspended';
+  agentId: string;
+  threadId?: string;
+  resourceId?: string;
+  /** ISO-8601. */
+  suspendedAt: string;
+  toolCalls: Array<Omit<PendingToolCall, 'requestedAt'>>;
+}
+
+export interface SuspendedRunsResponse {
+  runs: SuspendedRunBody[];
+  total: number;
+}
+
+export interface PendingToolCallsResponse {
+  toolCalls: PendingToolCall[];
+}
+
+export interface SendToolApprovalResponse {
+  accepted: true;
+  runId: string;
+  toolCallId: string;
+}
+
+export interface HealthResponse {
+  ok: boolean;
+}
+
+/** Every error answer: `{ error: { code, message } }`, never a stack trace. */
+export interface ErrorBody {
+  error: {
+    /** A `TollgateError` code, or `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `PAYLOAD_TOO_LARGE`, `NOT_FOUND`, `INTERNAL`. */
+    code: string;
+    message: string;
+    /** For `BAD_REQUEST`: the failing field paths, e.g. `["options.maxSteps"]`. */
+    fields?: string[];
+  };
+}
+
+const CONFLICT_CODES: readonly string[] = [
+  'NO_PENDING_TOOL_CALL',
+  'TOOL_CALL_NOT_PENDING',
+  'TOOL_CALL_ALREADY_DECIDED',
+  'RUN_FINISHED',
+  'AMBIGUOUS_TOOL_CALL',
+  'WRONG_DECISION_KIND',
+  'FINGERPRINT_MISMATCH',
+];
+
+/**
+ * The HTTP status that goes with an `ErrorBody` code: the server answers with it, and the SDK
+ * gives it to errors that arrive inside an SSE stream (after the 200 was sent).
+ */
+export function statusOfErrorCode(code: string): number {
+  if (code === 'BAD_REQUEST') return 400;
+  if (code === 'UNAUTHORIZED') return 401;
+  if (code === 'FORBIDDEN') return 403;
+  if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
+  if (code === 'PAYLOAD_TOO_LARGE') return 413;
+  if (CONFLICT_CODES.includes(code)) return 409;
+  if (code.startsWith('INVALID_')) return 422;
+  return 500;
+}
+
+/**
+ * SSE framing: each chunk is one event `id: <chunk offset>` / `data: <Chunk JSON>`. A failure
+ * after the stream began is one `event: error` with an `ErrorBody`. The response header
+ * `x-tollgate-run-id` names the run before the first chunk.
+ */
+export const RUN_ID_HEADER = 'x-tollgate-run-id';
+
+/** Response header of SSE routes: the chunk-log offset of the stream's first chunk. */
+export const START_OFFSET_HEADER = 'x-tollgate-start-offset';

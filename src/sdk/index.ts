@@ -1,0 +1,30 @@
+/**
+ * `tollgate/client`: the Tollgate HTTP API from browsers and Node. Uses only `fetch`,
+ * `ReadableStream` and `TextDecoder`; imports nothing from Temporal, Node or the AI SDK.
+ */
+export { TollgateClient, type TollgateClientOptions } from './tollgate-client.js';
+export {
+  RemoteAgent,
+  type RemoteRunOptions,
+  type RemoteApproveOptions,
+  type RemoteDeclineOptions,
+  type RemoteResumeOptions,
+  type RemoteSendToolApprovalOptions,
+  type RemoteListSuspendedRunsOptions,
+} from './remote-agent.js';
+export { TollgateHttpError, isTollgateHttpError } from './http-error.js';
+export { SseParser, readSseEvents, type SseEvent } from './sse-parser.js';
+export type { FetchLike, RequestOptions } from './transport.js';
+export { AgentStream, type SuspendPayload, type ToolResultRef } from '../client/agent-stream.js';
+export type { AgentOutput, StepOutput } from '../client/agent-output.js';
+export type {
+  Chunk,
+  ChunkType,
+  ChunkPayloads,
+  FinishReason,
+  Usage,
+  ToolCallRef,
+} from '../common/chunks.js';
+export type { PendingToolCall } from '../common/run-types.js';
+export type { JsonValue, JsonObject } from '../common/json.js';
+export * from '../common/http-api.js';

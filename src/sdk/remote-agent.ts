@@ -1,0 +1,172 @@
+import type { AgentOutput } from '../client/agent-output.js';
+import type { AgentStream, SuspendPayload } from '../client/agent-stream.js';
+import {
+  agentPath,
+  RUN_ID_HEADER,
+  type AgentRouteName,
+  type ApproveBody,
+  type DeclineBody,
+  type HttpRunOptions,
+  type PendingToolCallsResponse,
+  type ResumeBody,
+  type SendToolApprovalBody,
+  type SendToolApprovalResponse,
+  type StreamBody,
+  type SuspendedRunsResponse,
+} from '../common/http-api.js';
+import type { JsonValue } from '../common/json.js';
+import type { PendingToolCall } from '../common/run-types.js';
+import { agentStreamOf } from './sse-agent-stream.js';
+import type { RequestOptions, Transport } from './transport.js';
+
+export type RemoteRunOptions = HttpRunOptions & RequestOptions;
+export type RemoteApproveOptions = ApproveBody & RequestOptions;
+export type RemoteDeclineOptions = DeclineBody & RequestOptions;
+export type RemoteResumeOptions = Omit<ResumeBody, 'resumeData'> & RequestOptions;
+export type RemoteSendToolApprovalOptions = SendToolApprovalBody & RequestOptions;
+
+/** Filters and paging of `listSuspendedRuns` over HTTP (SPEC §9). */
+export interface RemoteListSuspendedRunsOptions extends RequestOptions {
+  threadId?: string;
+  resourceId?: string;
+  /** Runs started at or after this instant (a `Date` or an ISO-8601 string). */
+  fromDate?: Date | string;
+  /** Runs started at or before this instant. */
+  toDate?: Date | string;
+  /** Runs per page, 1-1000. Default 20. */
+  perPage?: number;
+  /** From 0. Default 0. */
+  page?: number;
+}
+
+/**
+ * One agent's runs, steered over HTTP with the method names of SPEC §3. Decisions are recorded
+ * in the name of the client's token; there is no `decidedBy` to pass.
+ */
+export class RemoteAgent {
+  constructor(
+    readonly agentId: string,
+    private readonly transport: Transport,
+  ) {}
+
+  /** Starts a run and streams it until it finishes or waits for a decision. */
+  stream(messages: StreamBody['messages'], options: RemoteRunOptions = {}): Promise<AgentStream> {
+    const { signal, ...runOptions } = options;
+    return this.openStream('stream', { messages, options: runOptions }, signal);
+  }
+
+  /** Starts a run and waits until it finishes or waits for a decision. */
+  generate(messages: StreamBody['messages'], options: RemoteRunOptions = {}): Promise<AgentOutput> {
+    const { signal, ...runOptions } = options;
+    return this.post('generate', { messages, options: runOptions }, signal);
+  }
+
+  approveToolCall({ signal, ...body }: RemoteApproveOptions): Promise<AgentStream> {
+    return this.openStream('approveToolCall', body, signal);
+  }
+
+  declineToolCall({ signal, ...body }: RemoteDeclineOptions): Promise<AgentStream> {
+    return this.openStream('declineToolCall', body, signal);
+  }
+
+  /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */
+  resumeStream(
+    resumeData: JsonValue,
+    { signal, ...target }: RemoteResumeOptions,
+  ): Promise<AgentStream> {
+    return this.openStream('resumeStream', { ...target, resumeData }, signal);
+  }
+
+  approveToolCallGenerate({ signal, ...body }: RemoteApproveOptions): Promise<AgentOutput> {
+    return this.post('approveToolCallGenerate', body, signal);
+  }
+
+  declineToolCallGenerate({ signal, ...body }: RemoteDeclineOptions): Promise<AgentOutput> {
+    return this.post('declineToolCallGenerate', body, signal);
+  }
+
+  resumeGenerate(
+    resumeData: JsonValue,
+    { signal, ...target }: RemoteResumeOptions,
+  ): Promise<AgentOutput> {
+    return this.post('resumeGenerate', { ...target, resumeData }, signal);
+  }
+
+  /** Decides the one call that waits in a conversation, found by thread and resource. */
+  sendToolApproval({
+    signal,
+    ...body
+  }: RemoteSendToolApprovalOptions): Promise<SendToolApprovalResponse> {
+    return this.post('sendToolApproval', body, signal);
+  }
+
+  /** Replays a run's chunks from `offset` (default 0) until its next finish. */
+  observe({
+    signal,
+    ...body
+  }: { runId: string; offset?: number } & RequestOptions): Promise<AgentStream> {
+    return this.openStream('observe', body, signal);
+  }
+
+  /** The agent's runs that wait for a decision. */
+  listSuspendedRuns(options: RemoteListSuspendedRunsOptions = {}): Promise<SuspendedRunsResponse> {
+    const { signal, ...query } = options;
+    return this.transport.json({
+      method: 'GET',
+      path: agentPath(this.agentId, 'suspendedRuns'),
+      query,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /** The calls one run waits on. */
+  async pendingToolCalls(runId: string, options: RequestOptions = {}): Promise<PendingToolCall[]> {
+    const answer = await this.transport.json<PendingToolCallsResponse>({
+      method: 'GET',
+      path: agentPath(this.agentId, 'pendingToolCalls'),
+      query: { runId },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return answer.toolCalls;
+  }
+
+  private post<T>(route: AgentRouteName, body: object, signal: AbortSignal | undefined) {
+    return this.transport.json<T>({
+      method: 'POST',
+      path: agentPath(this.agentId, route),
+      body,
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  private async openStream(
+    route: AgentRouteName,
+    body: object,
+    signal: AbortSignal | undefined,
+  ): Promise<AgentStream> {
+    const response = await this.transport.send({
+      method: 'POST',
+      path: agentPath(this.agentId, route),
+      body,
+      accept: 'text/event-stream',
+      ...(signal ? { signal } : {}),
+    });
+    const runId = response.headers.get(RUN_ID_HEADER) ?? '';
+    return agentStreamOf(response, async () => latest(await this.pendingToolCalls(runId)));
+  }
+}
+
+/** The run's most recently requested waiting call, as an `AgentStream`'s `suspendPayload`. */
+function latest(pending: PendingToolCall[]): SuspendPayload | undefined {
+  const call = pending.at(-1);
+  if (!call) return undefined;
+  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
+  return {
+    toolCallId,
+    toolName,
+    args,
+    fingerprint,
+    requiresApproval,
+    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
+  };
+}

@@ -1,0 +1,41 @@
+import { AgentStream, type PendingLookup } from '../client/agent-stream.js';
+import type { Chunk } from '../common/chunks.js';
+import { RUN_ID_HEADER, START_OFFSET_HEADER, statusOfErrorCode } from '../common/http-api.js';
+import { TollgateHttpError } from './http-error.js';
+import { readSseEvents } from './sse-parser.js';
+
+/**
+ * An `AgentStream` read from an SSE response of the server: the same promises and iterables as
+ * in-process streams. An `event: error` in the stream rejects them with a `TollgateHttpError`.
+ */
+export function agentStreamOf(response: Response, lookupPending: PendingLookup): AgentStream {
+  const runId = response.headers.get(RUN_ID_HEADER);
+  const startOffset = Number(response.headers.get(START_OFFSET_HEADER) ?? '0');
+  if (!runId || !response.body || !Number.isInteger(startOffset)) {
+    throw new TollgateHttpError(
+      response.status,
+      'BAD_RESPONSE',
+      `The server's answer is not a Tollgate stream (no ${RUN_ID_HEADER} header or no body).`,
+    );
+  }
+  return new AgentStream(runId, startOffset, chunksOf(response.body), lookupPending);
+}
+
+async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Chunk> {
+  for await (const event of readSseEvents(body)) {
+    if (event.type === 'message') yield JSON.parse(event.data) as Chunk;
+    if (event.type === 'error') throw streamError(event.data);
+  }
+}
+
+function streamError(data: string): TollgateHttpError {
+  let body: unknown;
+  try {
+    body = JSON.parse(data) as unknown;
+  } catch {
+    body = undefined;
+  }
+  const code = (body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  const status = typeof code === 'string' ? statusOfErrorCode(code) : 500;
+  return TollgateHttpError.from(status, body, `The stream failed: ${data.slice(0, 200)}`);
+}

@@ -1,0 +1,69 @@
+import {
+  API_PREFIX,
+  APPROVALS_ROUTE,
+  HEALTH_ROUTE,
+  type ApprovalsQuery,
+  type ApprovalsResponse,
+  type HealthResponse,
+} from '../common/http-api.js';
+import { TollgateHttpError } from './http-error.js';
+import { RemoteAgent } from './remote-agent.js';
+import { Transport, type FetchLike, type RequestOptions } from './transport.js';
+
+/** Options of `new TollgateClient(...)`. */
+export interface TollgateClientOptions {
+  /** The server's base URL, e.g. `https://tollgate.example.com` (routes live under `/api`). */
+  baseUrl: string;
+  /** A bearer token configured on the server; decisions are recorded in its identity's name. */
+  token: string;
+  /** Replaces the global `fetch` (tests, proxies, custom agents). */
+  fetch?: FetchLike;
+}
+
+/**
+ * The Tollgate HTTP API from a browser or Node: the same agent methods as the in-process
+ * runtime (SPEC §3), streams parsed from Server-Sent Events, errors as `TollgateHttpError`.
+ */
+export class TollgateClient {
+  private readonly transport: Transport;
+
+  constructor(options: TollgateClientOptions) {
+    if (typeof options?.baseUrl !== 'string' || typeof options.token !== 'string') {
+      throw new TypeError('TollgateClient needs { baseUrl: string, token: string }.');
+    }
+    this.transport = new Transport(options.baseUrl, options.token, options.fetch);
+  }
+
+  /** A handle on one agent's runs, by id. */
+  getAgent(agentId: string): RemoteAgent {
+    if (typeof agentId !== 'string' || agentId === '') {
+      throw new TypeError('getAgent() needs an agent id.');
+    }
+    return new RemoteAgent(agentId, this.transport);
+  }
+
+  /** Waiting calls across agents (or of `agentId`), one item per call; paging counts runs. */
+  listApprovals(query: ApprovalsQuery & RequestOptions = {}): Promise<ApprovalsResponse> {
+    const { signal, ...filters } = query;
+    return this.transport.json({
+      method: 'GET',
+      path: API_PREFIX + APPROVALS_ROUTE,
+      query: { ...filters },
+      ...(signal ? { signal } : {}),
+    });
+  }
+
+  /** `{ ok: true }` when the server reaches Temporal, `{ ok: false }` when it does not. */
+  async health(options: RequestOptions = {}): Promise<HealthResponse> {
+    try {
+      return await this.transport.json<HealthResponse>({
+        method: 'GET',
+        path: API_PREFIX + HEALTH_ROUTE,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (error instanceof TollgateHttpError && error.status === 503) return { ok: false };
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,134 @@
+import { serve, type ServerType } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import {
+  API_PREFIX,
+  APPROVALS_ROUTE,
+  HEALTH_ROUTE,
+  type ErrorBody,
+  type HealthResponse,
+} from '../common/http-api.js';
+import type { Tollgate } from '../runtime.js';
+import { listApprovals } from './approvals.js';
+import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
+import { consoleErrorLogger, errorAnswer, type ErrorLogger } from './errors.js';
+import { temporalAnswers } from './health.js';
+import { registerAgentRoutes } from './routes-agents.js';
+import { approvalsQuery } from './schemas.js';
+import { readQuery } from './validation.js';
+
+/** Options of `createTollgateServer`. */
+export interface TollgateServerOptions {
+  /** The runtime whose client starts and steers runs; it need not host any agent. */
+  tollgate: Tollgate;
+  /** Bearer tokens accepted on every `/api` route but `/api/health`. */
+  auth: AuthConfig;
+  /** Largest request body accepted, bytes; larger ones get 413. Default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** A directory served as the approval inbox: its `index.html` at `/`, its files at `/inbox/*`. */
+  inbox?: { root: string };
+  /** Where errors hidden from callers (answered as `INTERNAL`) are reported. Default `console.error`. */
+  logError?: ErrorLogger;
+}
+
+/** Where `listen` binds. */
+export interface ListenOptions {
+  /** TCP port; 0 picks a free one. Default 8787. */
+  port?: number;
+  /** Default `127.0.0.1`: reachable from this machine only. */
+  hostname?: string;
+}
+
+/** A listening server. */
+export interface ListeningServer {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** Stops accepting connections and ends open ones (streams included). */
+  close(): Promise<void>;
+}
+
+export interface TollgateServer {
+  /** The Hono app: mount it elsewhere or call `app.fetch(request)` directly. */
+  app: Hono<ServerEnv>;
+  listen(options?: ListenOptions): Promise<ListeningServer>;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Builds the HTTP API of `common/http-api.ts` over a Tollgate runtime. */
+export function createTollgateServer(options: TollgateServerOptions): TollgateServer {
+  const { tollgate } = options;
+  const log = options.logError ?? consoleErrorLogger;
+  const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const app = new Hono<ServerEnv>();
+
+  // Registered before the auth middleware, so load balancers can probe without a token.
+  app.get(API_PREFIX + HEALTH_ROUTE, async (c) => {
+    const ok = await temporalAnswers(tollgate);
+    const body: HealthResponse = { ok };
+    return c.json(body, ok ? 200 : 503);
+  });
+  app.use(`${API_PREFIX}/*`, bearerAuth(options.auth));
+  app.use(
+    `${API_PREFIX}/*`,
+    bodyLimit({
+      maxSize,
+      onError: (c) => {
+        const body: ErrorBody = {
+          error: {
+            code: 'PAYLOAD_TOO_LARGE',
+            message: `The request body is larger than ${maxSize} bytes.`,
+          },
+        };
+        return c.json(body, 413);
+      },
+    }),
+  );
+  registerAgentRoutes(app, tollgate, log);
+  app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
+    c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery))),
+  );
+  if (options.inbox) serveInbox(app, options.inbox.root);
+
+  app.notFound((c) => {
+    const body: ErrorBody = {
+      error: { code: 'NOT_FOUND', message: `No route ${c.req.method} ${c.req.path}.` },
+    };
+    return c.json(body, 404);
+  });
+  app.onError((error, c) => {
+    const { status, body } = errorAnswer(error, log, `${c.req.method} ${c.req.path}`);
+    return c.json(body, status);
+  });
+  return { app, listen: (listenOptions) => listen(app, listenOptions) };
+}
+
+function serveInbox(app: Hono<ServerEnv>, root: string): void {
+  app.get('/', serveStatic({ root, path: 'index.html' }));
+  app.get('/inbox', serveStatic({ root, path: 'index.html' }));
+  app.get(
+    '/inbox/*',
+    serveStatic({ root, rewriteRequestPath: (path) => path.slice('/inbox'.length) || '/' }),
+  );
+}
+
+function listen(app: Hono<ServerEnv>, options: ListenOptions = {}): Promise<ListeningServer> {
+  const { port = 8787, hostname = '127.0.0.1' } = options;
+  return new Promise((resolve, reject) => {
+    const server: ServerType = serve({ fetch: app.fetch, port, hostname }, (info) => {
+      server.off('error', reject);
+      const host = info.address.includes(':') ? `[${info.address}]` : info.address;
+      resolve({ url: `http://${host}:${info.port}`, close: () => close(server) });
+    });
+    server.once('error', reject);
+  });
+}
+
+function close(server: ServerType): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.close((error) => (error ? reject(error) : resolve()));
+    // Open SSE responses would keep `close` waiting until their runs stop; end them now.
+    if ('closeAllConnections' in server) server.closeAllConnections();
+  });
+}

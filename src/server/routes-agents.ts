@@ -1,0 +1,111 @@
+import type { Context, Hono } from 'hono';
+import {
+  API_PREFIX,
+  AGENT_ROUTES,
+  type AgentRouteName,
+  type PendingToolCallsResponse,
+  type SendToolApprovalResponse,
+  type SuspendedRunsResponse,
+} from '../common/http-api.js';
+import type { AgentClient } from '../client/agent-client.js';
+import type { Tollgate } from '../runtime.js';
+import type { ServerEnv } from './auth.js';
+import type { ErrorLogger } from './errors.js';
+import {
+  approveBody,
+  declineBody,
+  observeBody,
+  pendingToolCallsQuery,
+  resumeBody,
+  sendToolApprovalBody,
+  streamBody,
+  suspendedRunsQuery,
+} from './schemas.js';
+import { sseResponse } from './sse.js';
+import { readBody, readQuery } from './validation.js';
+
+type AgentContext = Context<ServerEnv>;
+
+/**
+ * The per-agent routes of `common/http-api.ts` under `/api/agents/:agentId`. Every decision is
+ * made in the name of the token's identity; the body cannot say who decided.
+ */
+export function registerAgentRoutes(
+  app: Hono<ServerEnv>,
+  tollgate: Tollgate,
+  log: ErrorLogger,
+): void {
+  const path = (route: AgentRouteName) => `${API_PREFIX}/agents/:agentId${AGENT_ROUTES[route]}`;
+  const agentOf = (c: AgentContext): AgentClient => tollgate.getAgent(c.req.param('agentId')!);
+  const decidedBy = (c: AgentContext) => c.get('identity');
+
+  app.post(path('stream'), async (c) => {
+    const { messages, options } = await readBody(c, streamBody);
+    return sseResponse(c, await agentOf(c).stream(messages, options), log);
+  });
+  app.post(path('generate'), async (c) => {
+    const { messages, options } = await readBody(c, streamBody);
+    return c.json(await agentOf(c).generate(messages, options));
+  });
+
+  app.post(path('approveToolCall'), async (c) => {
+    const body = await readBody(c, approveBody);
+    const stream = await agentOf(c).approveToolCall({ ...body, decidedBy: decidedBy(c) });
+    return sseResponse(c, stream, log);
+  });
+  app.post(path('approveToolCallGenerate'), async (c) => {
+    const body = await readBody(c, approveBody);
+    return c.json(await agentOf(c).approveToolCallGenerate({ ...body, decidedBy: decidedBy(c) }));
+  });
+  app.post(path('declineToolCall'), async (c) => {
+    const body = await readBody(c, declineBody);
+    const stream = await agentOf(c).declineToolCall({ ...body, decidedBy: decidedBy(c) });
+    return sseResponse(c, stream, log);
+  });
+  app.post(path('declineToolCallGenerate'), async (c) => {
+    const body = await readBody(c, declineBody);
+    return c.json(await agentOf(c).declineToolCallGenerate({ ...body, decidedBy: decidedBy(c) }));
+  });
+
+  app.post(path('resumeStream'), async (c) => {
+    const { resumeData, ...target } = await readBody(c, resumeBody);
+    const stream = await agentOf(c).resumeStream(resumeData, {
+      ...target,
+      decidedBy: decidedBy(c),
+    });
+    return sseResponse(c, stream, log);
+  });
+  app.post(path('resumeGenerate'), async (c) => {
+    const { resumeData, ...target } = await readBody(c, resumeBody);
+    return c.json(
+      await agentOf(c).resumeGenerate(resumeData, { ...target, decidedBy: decidedBy(c) }),
+    );
+  });
+
+  app.post(path('sendToolApproval'), async (c) => {
+    const body = await readBody(c, sendToolApprovalBody);
+    const answer: SendToolApprovalResponse = await agentOf(c).sendToolApproval({
+      ...body,
+      decidedBy: decidedBy(c),
+    });
+    return c.json(answer);
+  });
+  app.post(path('observe'), async (c) => {
+    const body = await readBody(c, observeBody);
+    return sseResponse(c, await agentOf(c).observe(body), log);
+  });
+
+  app.get(path('suspendedRuns'), async (c) => {
+    const answer: SuspendedRunsResponse = await agentOf(c).listSuspendedRuns(
+      readQuery(c, suspendedRunsQuery),
+    );
+    return c.json(answer);
+  });
+  app.get(path('pendingToolCalls'), async (c) => {
+    const { runId } = readQuery(c, pendingToolCallsQuery);
+    const answer: PendingToolCallsResponse = {
+      toolCalls: await agentOf(c).pendingToolCalls(runId),
+    };
+    return c.json(answer);
+  });
+}

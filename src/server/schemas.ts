@@ -1,0 +1,101 @@
+/**
+ * Request bodies and query strings of the HTTP API (`common/http-api.ts`), as zod schemas.
+ * They check shape only; what only the runtime can judge (a taken run id, resume data against
+ * the tool's schema) is left to it and comes back as a `TollgateError`. Unknown fields are
+ * stripped, so a `decidedBy` in a body never reaches a decision.
+ */
+import { z } from 'zod';
+import type {
+  ApprovalsQuery,
+  ApproveBody,
+  DeclineBody,
+  ObserveBody,
+  ResumeBody,
+  SendToolApprovalBody,
+  StreamBody,
+} from '../common/http-api.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
+
+const json: z.ZodType<JsonValue> = z.json();
+const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), json);
+const id = z.string().min(1);
+
+export const streamBody: z.ZodType<StreamBody> = z.object({
+  messages: z.union([z.string().min(1), z.array(json).min(1)]),
+  options: z
+    .object({
+      requireToolApproval: z.boolean().optional(),
+      maxSteps: z.number().int().min(1).optional(),
+      requestContext: jsonObject.optional(),
+      memory: z.object({ thread: id, resource: id }).optional(),
+      runId: id.optional(),
+    })
+    .optional(),
+});
+
+export const approveBody: z.ZodType<ApproveBody> = z.object({
+  runId: id,
+  toolCallId: id.optional(),
+  fingerprint: id.optional(),
+  reason: z.string().optional(),
+});
+
+export const declineBody: z.ZodType<DeclineBody> = z.object({
+  runId: id,
+  toolCallId: id.optional(),
+  reason: z.string().optional(),
+});
+
+export const resumeBody: z.ZodType<ResumeBody> = z.object({
+  runId: id,
+  toolCallId: id.optional(),
+  resumeData: json,
+});
+
+export const sendToolApprovalBody: z.ZodType<SendToolApprovalBody> = z.object({
+  threadId: id,
+  resourceId: id,
+  toolCallId: id.optional(),
+  approved: z.boolean(),
+  resumeData: json.optional(),
+  reason: z.string().optional(),
+});
+
+export const observeBody: z.ZodType<ObserveBody> = z.object({
+  runId: id,
+  offset: z.number().int().min(0).optional(),
+});
+
+/** A whole number in a query string. */
+const count = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, 'Expected a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+
+const instant = z
+  .string()
+  .refine((text) => !Number.isNaN(Date.parse(text)), 'Expected an ISO-8601 date')
+  .transform((text) => new Date(text));
+
+const paging = {
+  threadId: id.optional(),
+  resourceId: id.optional(),
+  perPage: count(1, 1000).optional(),
+  page: count(0, Number.MAX_SAFE_INTEGER).optional(),
+};
+
+/** Query of GET `suspended-runs`; dates become `Date`s for `listSuspendedRuns`. */
+export const suspendedRunsQuery = z.object({
+  ...paging,
+  fromDate: instant.optional(),
+  toDate: instant.optional(),
+});
+
+export const approvalsQuery: z.ZodType<ApprovalsQuery> = z.object({
+  ...paging,
+  agentId: id.optional(),
+});
+
+export const pendingToolCallsQuery = z.object({ runId: id });

@@ -1,0 +1,35 @@
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { HttpError } from './errors.js';
+
+/**
+ * Parses the request's JSON body with `schema`. Malformed JSON and shape errors are 400
+ * `BAD_REQUEST` answers listing the failing field paths (`options.maxSteps`).
+ */
+export async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'BAD_REQUEST', 'The request body must be a JSON object.');
+  }
+  return check(schema, value, 'request body');
+}
+
+/** Parses the query string with `schema` (each parameter's first value). */
+export function readQuery<T>(c: Context, schema: z.ZodType<T>): T {
+  return check(schema, c.req.query(), 'query string');
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
+  const fields = [...new Set(problems.map((p) => p.path).filter((path) => path !== ''))];
+  const listed = problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
+  throw new HttpError(400, 'BAD_REQUEST', `Invalid ${what}: ${listed}.`, fields);
+}
