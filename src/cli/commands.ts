@@ -1,0 +1,235 @@
+/**
+ * The commands of `tollgate`: names, arguments, options and help. Each command's code is loaded
+ * only when it runs, so `--help` and usage errors answer without connecting to anything.
+ */
+import type { CommandHandler } from './command-input.js';
+
+/** One `--option` of a command. */
+export interface OptionSpec {
+  type: 'string' | 'boolean';
+  /** Placeholder of the value in help, e.g. `<id>`. */
+  value?: string;
+  short?: string;
+  description: string;
+}
+
+export interface CommandSpec {
+  /** Words that select the command, e.g. `runs pending`. */
+  name: string;
+  summary: string;
+  /** Required positional arguments, as shown in help. */
+  args: string[];
+  options: Record<string, OptionSpec>;
+  examples: string[];
+  load(): Promise<CommandHandler>;
+}
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
+  address: {
+    type: 'string',
+    value: '<host:port>',
+    description: 'Temporal frontend (default: $TEMPORAL_ADDRESS or localhost:7233)',
+  },
+  namespace: {
+    type: 'string',
+    value: '<name>',
+    description: 'Temporal namespace (default: $TEMPORAL_NAMESPACE or default)',
+  },
+  'task-queue': {
+    type: 'string',
+    value: '<name>',
+    description: 'Task queue of agent runs (default: tollgate)',
+  },
+  json: {
+    type: 'boolean',
+    description: 'Machine output: one JSON document, or JSON lines for streams',
+  },
+  help: { type: 'boolean', short: 'h', description: 'Show help' },
+};
+
+const DECIDER: Record<string, OptionSpec> = {
+  as: {
+    type: 'string',
+    value: '<id>',
+    description: 'Who decides (default: $USER@hostname); recorded in the audit trail',
+  },
+  roles: {
+    type: 'string',
+    value: '<a,b>',
+    description: 'Roles of the decider, comma-separated (default: cli)',
+  },
+};
+
+const TOOL_CALL: OptionSpec = {
+  type: 'string',
+  value: '<id>',
+  description: 'The waiting call to decide (default: the most recently requested one)',
+};
+
+const INBOX: OptionSpec = {
+  type: 'string',
+  value: '<dir>',
+  description: "Directory of the inbox page (index.html) (default: the package's inbox, if any)",
+};
+
+const PORT: OptionSpec = {
+  type: 'string',
+  value: '<port>',
+  description: 'Port of the HTTP API and inbox (default: 8787)',
+};
+
+export const COMMANDS: CommandSpec[] = [
+  {
+    name: 'dev',
+    summary:
+      'Start a local Temporal dev server, a worker for your agents, the HTTP API and the inbox; Ctrl-C stops all of it.',
+    args: [],
+    options: {
+      agents: {
+        type: 'string',
+        value: '<module>',
+        description:
+          "Module exporting `agents` (or a default export) (default: the demo's ops-agent)",
+      },
+      port: PORT,
+      'temporal-port': {
+        type: 'string',
+        value: '<port>',
+        description:
+          'Port of the Temporal dev server; its Web UI is on port + 1000 (default: 7233)',
+      },
+      db: {
+        type: 'string',
+        value: '<file>',
+        description: "SQLite file of the dev server's state (default: .tollgate/dev.db)",
+      },
+      'tokens-file': {
+        type: 'string',
+        value: '<file>',
+        description:
+          'API tokens file (default: $TOLLGATE_TOKENS_FILE, $TOLLGATE_TOKENS, or a one-off dev token)',
+      },
+      inbox: INBOX,
+    },
+    examples: ['tollgate dev', 'tollgate dev --agents ./dist/agents.js --port 3000'],
+    load: async () => (await import('./dev.js')).dev,
+  },
+  {
+    name: 'worker',
+    summary: 'Host the agents of a module: run their workflows and activities against Temporal.',
+    args: [],
+    options: {
+      agents: {
+        type: 'string',
+        value: '<module>',
+        description:
+          'Module exporting `agents` (Record<string, Agent>) or a default export of that shape',
+      },
+    },
+    examples: ['tollgate worker --agents ./dist/agents.js --address temporal.internal:7233'],
+    load: async () => (await import('./worker.js')).worker,
+  },
+  {
+    name: 'serve',
+    summary: 'Serve the HTTP API and the approval inbox (no agents run here).',
+    args: [],
+    options: {
+      port: PORT,
+      host: {
+        type: 'string',
+        value: '<hostname>',
+        description: 'Interface to listen on (default: the server default)',
+      },
+      'tokens-file': {
+        type: 'string',
+        value: '<file>',
+        description: 'API tokens file (default: $TOLLGATE_TOKENS_FILE or $TOLLGATE_TOKENS)',
+      },
+      inbox: INBOX,
+    },
+    examples: ['TOLLGATE_TOKENS_FILE=tokens.json tollgate serve --port 8787'],
+    load: async () => (await import('./serve.js')).serve,
+  },
+  {
+    name: 'runs pending',
+    summary: 'List the tool calls that wait for a decision, across agents.',
+    args: [],
+    options: {
+      agent: { type: 'string', value: '<id>', description: 'Only runs of this agent' },
+      thread: { type: 'string', value: '<id>', description: 'Only runs of this thread' },
+      resource: { type: 'string', value: '<id>', description: 'Only runs of this resource' },
+    },
+    examples: ['tollgate runs pending', 'tollgate runs pending --agent ops-agent --json'],
+    load: async () => (await import('./runs.js')).runsPending,
+  },
+  {
+    name: 'approve',
+    summary: 'Approve a waiting call, then follow the run until it finishes or waits again.',
+    args: ['runId'],
+    options: {
+      'tool-call': TOOL_CALL,
+      fingerprint: {
+        type: 'string',
+        value: '<hex>',
+        description: "Refuse unless the call's fingerprint matches (as shown by runs pending)",
+      },
+      reason: { type: 'string', value: '<text>', description: 'Why (kept in the audit trail)' },
+      ...DECIDER,
+    },
+    examples: [
+      'tollgate approve ops-1234',
+      'tollgate approve ops-1234 --tool-call call_2 --fingerprint 3fa2b9c1 --as alice --roles ops',
+    ],
+    load: async () => (await import('./decide.js')).approve,
+  },
+  {
+    name: 'decline',
+    summary:
+      'Decline a waiting call (it never runs), then follow the run until it finishes or waits again.',
+    args: ['runId'],
+    options: {
+      'tool-call': TOOL_CALL,
+      reason: {
+        type: 'string',
+        value: '<text>',
+        description: 'Told to the model as the tool result (default: not approved by the user)',
+      },
+      ...DECIDER,
+    },
+    examples: ['tollgate decline ops-1234 --reason "Not during the freeze"'],
+    load: async () => (await import('./decide.js')).decline,
+  },
+  {
+    name: 'resume',
+    summary:
+      "Resume a call its tool suspended, with data checked against the tool's resume schema.",
+    args: ['runId'],
+    options: {
+      data: { type: 'string', value: '<json>', description: 'Resume data, as JSON (required)' },
+      'tool-call': TOOL_CALL,
+      ...DECIDER,
+    },
+    examples: [`tollgate resume weather-77 --data '{"city":"Paris"}'`],
+    load: async () => (await import('./decide.js')).resume,
+  },
+  {
+    name: 'watch',
+    summary:
+      'Follow a run: print its text and tool activity; when it waits, show the waiting calls and keep watching until it completes.',
+    args: ['runId'],
+    options: {
+      from: {
+        type: 'string',
+        value: '<offset>',
+        description: 'Chunk offset to start from (default: 0, the start of the run)',
+      },
+      once: {
+        type: 'boolean',
+        description: 'Stop (exit 3) when the run waits for a decision instead of watching on',
+      },
+    },
+    examples: ['tollgate watch ops-1234', 'tollgate watch ops-1234 --once --json'],
+    load: async () => (await import('./watch.js')).watch,
+  },
+];

@@ -1,0 +1,98 @@
+/**
+ * `tollgate approve | decline | resume <runId>`: applies one decision through the run's update
+ * (refused before anything reaches history), then follows the continued run.
+ */
+import type { AgentClient } from '../client/agent-client.js';
+import type { AgentStream } from '../client/agent-stream.js';
+import type { JsonValue } from '../common/json.js';
+import type { DecidedBy } from '../common/run-types.js';
+import {
+  stringOption,
+  UsageError,
+  type CommandHandler,
+  type CommandInput,
+} from './command-input.js';
+import { agentIdOfRun, decidedByFrom, openTollgate } from './connect.js';
+import { exitCodeOfFinish, type ExitCode } from './exit-codes.js';
+import { printStream, printWaiting } from './follow.js';
+
+type Kind = 'approve' | 'decline' | 'resume';
+
+const DONE: Record<Kind, string> = { approve: 'Approved', decline: 'Declined', resume: 'Resumed' };
+
+export const approve: CommandHandler = (input) => decideAndFollow(input, 'approve');
+export const decline: CommandHandler = (input) => decideAndFollow(input, 'decline');
+export const resume: CommandHandler = (input) => decideAndFollow(input, 'resume');
+
+async function decideAndFollow(input: CommandInput, kind: Kind): Promise<ExitCode> {
+  const { output } = input;
+  const runId = input.args[0]!;
+  const toolCallId = stringOption(input, 'tool-call');
+  const decidedBy = decidedByFrom(stringOption(input, 'as'), stringOption(input, 'roles'));
+  const resumeData = kind === 'resume' ? parseData(stringOption(input, 'data')) : undefined;
+  const tollgate = openTollgate(input.global);
+  try {
+    output.progress(`Looking up run ${runId}…`);
+    const agent = tollgate.getAgent(await agentIdOfRun(tollgate, runId));
+    output.progress(`Sending the decision to run ${runId}…`);
+    const stream = await send(agent, kind, { runId, toolCallId, decidedBy, input, resumeData });
+    output.document({
+      type: 'decision',
+      from: 'CLI',
+      runId,
+      payload: { decision: kind, ...(toolCallId !== undefined ? { toolCallId } : {}), decidedBy },
+    });
+    output.line(`${DONE[kind]} by ${decidedBy.id}. The run goes on:`);
+    output.progress('Following the run…');
+    const stretch = await printStream(stream, output);
+    if (stretch.finishReason === 'suspended') {
+      printWaiting(runId, await agent.pendingToolCalls(runId), output);
+    }
+    return exitCodeOfFinish(stretch.finishReason);
+  } finally {
+    output.stopProgress();
+    await tollgate.shutdown();
+  }
+}
+
+interface Decision {
+  runId: string;
+  toolCallId: string | undefined;
+  decidedBy: DecidedBy;
+  input: CommandInput;
+  resumeData: JsonValue | undefined;
+}
+
+function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<AgentStream> {
+  const { runId, toolCallId, decidedBy, input } = decision;
+  const reason = stringOption(input, 'reason');
+  switch (kind) {
+    case 'approve':
+      return agent.approveToolCall({
+        runId,
+        toolCallId,
+        fingerprint: stringOption(input, 'fingerprint'),
+        reason,
+        decidedBy,
+      });
+    case 'decline':
+      return agent.declineToolCall({ runId, toolCallId, reason, decidedBy });
+    case 'resume':
+      return agent.resumeStream(decision.resumeData ?? null, { runId, toolCallId, decidedBy });
+  }
+}
+
+/** `--data` as JSON. Not JSON at all is a usage error (2); JSON the tool refuses is the run's call (5). */
+function parseData(raw: string | undefined): JsonValue {
+  if (raw === undefined) {
+    throw new UsageError(`resume needs --data '<json>': the data the suspended tool asked for.`);
+  }
+  try {
+    return JSON.parse(raw) as JsonValue;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new UsageError(
+      `--data is not valid JSON (${why}); quote it for the shell, e.g. --data '{"city":"Paris"}'.`,
+    );
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * What the `tollgate` CLI's exit status says happened, so scripts can branch without parsing
+ * output. The table is printed by `--help` and documented in the README.
+ */
+import type { FinishReason } from '../common/chunks.js';
+import type { TollgateErrorCode } from '../common/errors.js';
+
+export const EXIT = {
+  /** Done: the command worked and the run (if any) finished. */
+  ok: 0,
+  /** Anything else went wrong (Temporal unreachable, a crash). */
+  error: 1,
+  /** Bad command line: unknown command or option, missing argument, --data that is not JSON. */
+  usage: 2,
+  /** The run waits for a decision (approval or resume data). */
+  waiting: 3,
+  /** No such run (RUN_NOT_FOUND), or it is not a Tollgate agent run. */
+  notFound: 4,
+  /** The run refused the decision (fingerprint mismatch, call not pending, bad resume data...). */
+  refused: 5,
+  /** The run ended in an error. */
+  runFailed: 6,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The error codes a run answers with when it refuses a decision (HTTP would say 409). */
+const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
+  'RUN_FINISHED',
+  'NO_PENDING_TOOL_CALL',
+  'AMBIGUOUS_TOOL_CALL',
+  'TOOL_CALL_NOT_PENDING',
+  'TOOL_CALL_ALREADY_DECIDED',
+  'FINGERPRINT_MISMATCH',
+  'WRONG_DECISION_KIND',
+  'INVALID_DECISION',
+  'INVALID_RESUME_DATA',
+]);
+
+/** Exit status for a failed command, from the error's code (`USAGE` for the CLI's own). */
+export function exitCodeOfError(code: string): ExitCode {
+  if (code === 'USAGE' || code === 'INVALID_OPTIONS') return EXIT.usage;
+  if (code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return EXIT.notFound;
+  if (REFUSALS.has(code as TollgateErrorCode)) return EXIT.refused;
+  return EXIT.error;
+}
+
+/** Exit status once a run's stream has ended. */
+export function exitCodeOfFinish(reason: FinishReason): ExitCode {
+  if (reason === 'suspended') return EXIT.waiting;
+  if (reason === 'error') return EXIT.runFailed;
+  return EXIT.ok;
+}
+
+/** The table shown by `--help` (and mirrored in the README). */
+export const EXIT_CODE_HELP = `Exit codes:
+  0  done: the run completed, or the decision was applied and the run finished
+  1  other errors (Temporal unreachable, unexpected failures)
+  2  usage error (unknown command or option, missing argument, --data that is not JSON)
+  3  the run waits for a decision (approval or resume data)
+  4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run)
+  5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, INVALID_RESUME_DATA, ...)
+  6  the run failed (finished with an error)`;

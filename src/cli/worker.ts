@@ -1,0 +1,37 @@
+/**
+ * `tollgate worker --agents <module>`: hosts the module's agents against an existing Temporal
+ * (`--address`, `--namespace`, `--task-queue`) until Ctrl-C.
+ */
+import { stringOption, UsageError, type CommandHandler } from './command-input.js';
+import { openTollgate } from './connect.js';
+import { EXIT } from './exit-codes.js';
+import { loadAgents } from './load-agents.js';
+import { quietWorkerLogs, untilStopped } from './until-stopped.js';
+
+export const worker: CommandHandler = async (input) => {
+  const { output } = input;
+  const modulePath = stringOption(input, 'agents');
+  if (modulePath === undefined) {
+    throw new UsageError('worker needs --agents <module>: a module exporting `agents`.');
+  }
+  const agents = await loadAgents(modulePath);
+  await quietWorkerLogs();
+  const tollgate = openTollgate(input.global, agents);
+  try {
+    output.progress(`Starting the worker on ${tollgate.address}…`);
+    await tollgate.startWorker();
+    const agentIds = Object.values(agents).map((agent) => agent.id);
+    const { address, namespace, taskQueue } = tollgate;
+    output.document({ type: 'ready', worker: { address, namespace, taskQueue, agents: agentIds } });
+    output.line(
+      `Worker hosting ${agentIds.join(', ')} on task queue '${taskQueue}' at ${address} (namespace ${namespace}).`,
+    );
+    output.line('Ctrl-C stops it; waiting runs stay parked in Temporal.');
+    const signal = await untilStopped();
+    output.line(`${signal}: stopping the worker (running activities finish first)…`);
+  } finally {
+    output.stopProgress();
+    await tollgate.shutdown();
+  }
+  return EXIT.ok;
+};
