@@ -131,6 +131,11 @@ export class Tollgate {
     this.assertOpen();
     this.clientPromise ??= Connection.connect({ address: this.address }).then(
       (connection) => new Client({ connection, namespace: this.namespace }),
+      (error: unknown) => {
+        // A server that was down must not stay down for this runtime: the next call tries again.
+        this.clientPromise = undefined;
+        throw error;
+      },
     );
     return this.clientPromise;
   }

@@ -5,7 +5,6 @@ import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createTool, Tollgate } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
@@ -17,40 +16,7 @@ import {
   uniqueId,
   uniqueQueue,
 } from './support/harness.js';
-
-const CLI = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** This process's environment with `changes` applied; `undefined` removes a variable. */
-function envWith(changes: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env = { ...process.env };
-  for (const [name, value] of Object.entries(changes)) {
-    if (value === undefined) delete env[name];
-    else env[name] = value;
-  }
-  return env;
-}
-
-/** Runs the compiled CLI to its end. */
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: envWith(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
-  child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { CLI, cli, envWith } from './support/cli.js';
 
 /** A long-running CLI process, its output so far, and its exit. */
 function start(args: string[], env: Record<string, string | undefined> = {}) {

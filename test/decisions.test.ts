@@ -182,6 +182,18 @@ describe('decisions (SPEC §5, §8)', () => {
     expect(deleteRecord.executions.length).toBe(executed);
   });
 
+  it("refuses a decision sent through another agent's handle", async () => {
+    const run = await parkedRun();
+    await expect(
+      tollgate.getAgent('slow-agent').approveToolCall({ runId: run.runId }),
+    ).rejects.toMatchObject({
+      code: 'RUN_NOT_FOUND',
+      message: expect.stringContaining('"decision-agent"'),
+    });
+    expect(await a().pendingToolCalls(run.runId)).toHaveLength(1);
+    await a().declineToolCall({ runId: run.runId });
+  });
+
   it('continues the stream of the decided run from the decision on', async () => {
     const run = await parkedRun();
     const continued = await a().approveToolCall({ runId: run.runId, toolCallId: run.toolCallId });

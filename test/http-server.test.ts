@@ -143,7 +143,7 @@ describe('the HTTP API', () => {
   it('rejects malformed bodies and queries with 400 and the failing field paths', async () => {
     const bad = await post('/stream', {
       messages: 42,
-      options: { maxSteps: 0, requireToolApproval: 'yes', memory: { thread: 'x' } },
+      options: { maxSteps: 0, requireToolApproval: 7, memory: { thread: 'x' } },
     });
     expect(bad.status).toBe(400);
     const error = (bad.json as { error: { code: string; fields: string[]; message: string } })
@@ -243,7 +243,9 @@ describe('the HTTP API', () => {
       .filter((input) => input !== undefined && input !== null)
       .flatMap((input) => input.args?.payloads ?? [])
       .map((payload) => JSON.parse(Buffer.from(payload.data!).toString()) as unknown);
-    expect(inputs).toEqual([{ reason: 'fine', decidedBy: { id: 'alice', roles: ['ops'] } }]);
+    expect(inputs).toEqual([
+      { agentId: 'http-agent', reason: 'fine', decidedBy: { id: 'alice', roles: ['ops'] } },
+    ]);
   });
 
   it('declines without executing, in the name of the other token', async () => {
@@ -263,7 +265,10 @@ describe('the HTTP API', () => {
     const payload =
       accepted!.workflowExecutionUpdateAcceptedEventAttributes!.acceptedRequest!.input!.args!
         .payloads![0]!;
-    expect(JSON.parse(Buffer.from(payload.data!).toString())).toEqual({ decidedBy: { id: 'bob' } });
+    expect(JSON.parse(Buffer.from(payload.data!).toString())).toEqual({
+      agentId: 'http-agent',
+      decidedBy: { id: 'bob' },
+    });
   });
 
   it('maps refused decisions to 404, 409 and 422 with ErrorBody', async () => {

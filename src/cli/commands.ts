@@ -175,10 +175,16 @@ export const COMMANDS: CommandSpec[] = [
         description: "Refuse unless the call's fingerprint matches (as shown by runs pending)",
       },
       reason: { type: 'string', value: '<text>', description: 'Why (kept in the audit trail)' },
+      args: {
+        type: 'string',
+        value: '<json>',
+        description: "Approve with edited arguments (checked against the tool's input schema)",
+      },
       ...DECIDER,
     },
     examples: [
       'tollgate approve ops-1234',
+      `tollgate approve ops-1234 --args '{"id":"rec-7"}'`,
       'tollgate approve ops-1234 --tool-call call_2 --fingerprint 3fa2b9c1 --as alice --roles ops',
     ],
     load: async () => (await import('./decide.js')).approve,
@@ -212,6 +218,15 @@ export const COMMANDS: CommandSpec[] = [
     },
     examples: [`tollgate resume weather-77 --data '{"city":"Paris"}'`],
     load: async () => (await import('./decide.js')).resume,
+  },
+  {
+    name: 'audit',
+    summary:
+      "Print a run's audit trail: gates, requests, decisions (who, when, channel), expiries, reminders.",
+    args: ['runId'],
+    options: {},
+    examples: ['tollgate audit ops-1234', 'tollgate audit ops-1234 --json'],
+    load: async () => (await import('./audit.js')).audit,
   },
   {
     name: 'watch',

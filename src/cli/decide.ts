@@ -74,6 +74,7 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
         fingerprint: stringOption(input, 'fingerprint'),
         reason,
         decidedBy,
+        ...editedArgs(stringOption(input, 'args')),
       });
     case 'decline':
       return agent.declineToolCall({ runId, toolCallId, reason, decidedBy });
@@ -83,16 +84,24 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
 }
 
 /** `--data` as JSON. Not JSON at all is a usage error (2); JSON the tool refuses is the run's call (5). */
+function editedArgs(raw: string | undefined): { args?: JsonValue } {
+  return raw === undefined ? {} : { args: parseJson(raw, '--args', '{"id":"rec-7"}') };
+}
+
 function parseData(raw: string | undefined): JsonValue {
   if (raw === undefined) {
     throw new UsageError(`resume needs --data '<json>': the data the suspended tool asked for.`);
   }
+  return parseJson(raw, '--data', '{"city":"Paris"}');
+}
+
+function parseJson(raw: string, flag: string, example: string): JsonValue {
   try {
     return JSON.parse(raw) as JsonValue;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new UsageError(
-      `--data is not valid JSON (${why}); quote it for the shell, e.g. --data '{"city":"Paris"}'.`,
+      `${flag} is not valid JSON (${why}); quote it for the shell, e.g. ${flag} '${example}'.`,
     );
   }
 }

@@ -35,6 +35,11 @@ const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
   'WRONG_DECISION_KIND',
   'INVALID_DECISION',
   'INVALID_RESUME_DATA',
+  'APPROVAL_EXPIRED',
+  'NOT_AN_APPROVER',
+  'APPROVER_REQUIRED',
+  'DUPLICATE_APPROVER',
+  'REQUESTER_CANNOT_APPROVE',
 ]);
 
 /** Exit status for a failed command, from the error's code (`USAGE` for the CLI's own). */
@@ -59,5 +64,5 @@ export const EXIT_CODE_HELP = `Exit codes:
   2  usage error (unknown command or option, missing argument, --data that is not JSON)
   3  the run waits for a decision (approval or resume data)
   4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run)
-  5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, INVALID_RESUME_DATA, ...)
+  5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, NOT_AN_APPROVER, ...)
   6  the run failed (finished with an error)`;

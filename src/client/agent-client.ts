@@ -261,6 +261,7 @@ export class AgentClient {
   ): Promise<AppliedDecision> {
     const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args } = options;
     const input: DecisionInput = {
+      agentId: this.agentId,
       ...(args !== undefined ? { args } : {}),
       ...(toolCallId !== undefined ? { toolCallId } : {}),
       ...(fingerprint !== undefined ? { fingerprint } : {}),

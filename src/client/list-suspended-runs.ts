@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { TollgateError } from '../common/errors.js';
@@ -27,7 +27,13 @@ export interface SuspendedRun {
   resourceId?: string;
   /** When the run's earliest waiting call started to wait, ISO-8601. */
   suspendedAt: string;
-  toolCalls: Array<Omit<PendingToolCall, 'requestedAt'>>;
+  /** Each with `requestedAt`, when it started to wait. Empty when `unavailable`. */
+  toolCalls: PendingToolCall[];
+  /**
+   * The run waits (its search attributes say so) but its worker did not answer in time, so its
+   * calls are not listed; decide it once a worker is up.
+   */
+  unavailable?: true;
 }
 
 export interface SuspendedRuns {
@@ -62,21 +68,27 @@ export async function listSuspendedRuns(
   const query = visibilityQuery(agentId, options);
   const { count: total } = await client.workflow.count(query);
   const first = page * perPage;
-  const listed: Array<{ runId: string; attributes: TypedSearchAttributes }> = [];
+  const listed: ListedRun[] = [];
   let index = 0;
   for await (const execution of client.workflow.list({
     query,
     pageSize: Math.min(first + perPage, MAX_PER_PAGE),
   })) {
     if (index++ < first) continue;
-    listed.push({ runId: execution.workflowId, attributes: execution.typedSearchAttributes });
+    listed.push({
+      runId: execution.workflowId,
+      attributes: execution.typedSearchAttributes,
+      startTime: execution.startTime,
+    });
     if (listed.length >= perPage) break;
   }
   // Ask the page's runs at once: each answer comes from its own worker-side query.
   const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
-  const runs = listed.flatMap(({ runId, attributes }, at) =>
-    pending[at]!.length > 0 ? [suspendedRun(runId, attributes, pending[at]!)] : [],
-  );
+  const runs = listed.flatMap((run, at) => {
+    const calls = pending[at];
+    if (calls === undefined) return [unavailableRun(run)];
+    return calls.length > 0 ? [suspendedRun(run.runId, run.attributes, calls)] : [];
+  });
   return { runs, total };
 }
 
@@ -114,15 +126,34 @@ function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-async function pendingOf(client: Client, runId: string): Promise<PendingToolCall[]> {
+/** How long a listed run's worker may take to answer for its pending calls, ms. */
+const PENDING_QUERY_DEADLINE_MS = 5000;
+
+/** The run's pending calls; `undefined` when no worker answered in time. */
+async function pendingOf(client: Client, runId: string): Promise<PendingToolCall[] | undefined> {
   try {
-    return await client.workflow
-      .getHandle(runId)
-      .query<PendingToolCall[]>(QUERIES.pendingToolCalls);
-  } catch {
-    // The run closed between the listing and the query: it no longer waits.
-    return [];
+    return await client.connection.withDeadline(Date.now() + PENDING_QUERY_DEADLINE_MS, () =>
+      client.workflow.getHandle(runId).query<PendingToolCall[]>(QUERIES.pendingToolCalls),
+    );
+  } catch (error) {
+    // Gone since the listing: it no longer waits. Anything else: no worker answered.
+    return error instanceof WorkflowNotFoundError ? [] : undefined;
   }
+}
+
+interface ListedRun {
+  runId: string;
+  attributes: TypedSearchAttributes;
+  startTime: Date;
+}
+
+/** A waiting run whose worker did not answer: listed from its search attributes alone. */
+function unavailableRun(run: ListedRun): SuspendedRun {
+  return {
+    ...suspendedRun(run.runId, run.attributes, []),
+    suspendedAt: run.startTime.toISOString(),
+    unavailable: true,
+  };
 }
 
 function suspendedRun(
@@ -138,7 +169,7 @@ function suspendedRun(
     agentId: attributes.get(SA_KEYS.agentId) ?? '',
     ...(threadId !== undefined ? { threadId } : {}),
     ...(resourceId !== undefined ? { resourceId } : {}),
-    suspendedAt: pending.map((call) => call.requestedAt).sort()[0]!,
-    toolCalls: pending.map(({ requestedAt: _requestedAt, ...call }) => call),
+    suspendedAt: pending.map((call) => call.requestedAt).sort()[0] ?? '',
+    toolCalls: pending,
   };
 }

@@ -59,15 +59,18 @@ export async function* tailRun(
   let next = offset;
   try {
     for (;;) {
-      if (lifetime.aborted) {
-        throw new TollgateError(
+      const shutDown = () =>
+        new TollgateError(
           'SHUT_DOWN',
           `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`,
         );
-      }
-      const slice = await client.connection.withAbortSignal(watcher.signal, () =>
-        readLog(handle, next),
-      );
+      if (lifetime.aborted) throw shutDown();
+      const slice = await client.connection
+        .withAbortSignal(watcher.signal, () => readLog(handle, next))
+        .catch((error: unknown) => {
+          // A read cut short by shutdown is the shutdown, not a failure of the run.
+          throw lifetime.aborted ? shutDown() : error;
+        });
       for (const chunk of slice.chunks) {
         next++;
         yield chunk;

@@ -4,6 +4,7 @@
  * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
  */
 import type { JsonObject, JsonValue } from './json.js';
+import type { AuditEntry } from './run-types.js';
 import type { PendingToolCall } from './run-types.js';
 
 export const API_PREFIX = '/api';
@@ -34,6 +35,8 @@ export const AGENT_ROUTES = {
   suspendedRuns: '/suspended-runs',
   /** GET, JSON `PendingToolCallsResponse`. Query: runId. The calls one run waits on. */
   pendingToolCalls: '/pending-tool-calls',
+  /** GET, JSON `AuditTrailResponse`. Query: runId. The run's audit trail (SPEC §10). */
+  audit: '/audit',
 } as const;
 
 export type AgentRouteName = keyof typeof AGENT_ROUTES;
@@ -50,11 +53,23 @@ export const HEALTH_ROUTE = '/health';
 
 /** Run options that can travel over HTTP (functions cannot). */
 export interface HttpRunOptions {
-  requireToolApproval?: boolean;
+  /** `true`/`false`, or the name of a policy registered on the workers. */
+  requireToolApproval?: boolean | string;
+  /** Deadline, approvers and quorum for the run's gated calls (SPEC §10). */
+  approval?: HttpApprovalPolicy;
   maxSteps?: number;
   requestContext?: JsonObject;
   memory?: { thread: string; resource: string };
   runId?: string;
+}
+
+export interface HttpApprovalPolicy {
+  /** ms, or a duration like `'3 days'`. */
+  timeout?: string | number;
+  onTimeout?: 'decline' | 'approve' | 'fail';
+  approvers?: string[];
+  quorum?: number;
+  separateRequester?: boolean;
 }
 
 export interface StreamBody {
@@ -69,6 +84,8 @@ export interface ApproveBody {
   toolCallId?: string;
   fingerprint?: string;
   reason?: string;
+  /** Approve with edited arguments, checked against the tool's input schema. */
+  args?: JsonValue;
 }
 
 export interface DeclineBody {
@@ -182,6 +199,16 @@ const CONFLICT_CODES: readonly string[] = [
   'AMBIGUOUS_TOOL_CALL',
   'WRONG_DECISION_KIND',
   'FINGERPRINT_MISMATCH',
+  'APPROVAL_EXPIRED',
+  'DUPLICATE_APPROVER',
+  'AUTO_RESUME_DISABLED',
+];
+
+/** Refusals about who decides: the caller is known, but not allowed. */
+const FORBIDDEN_CODES: readonly string[] = [
+  'NOT_AN_APPROVER',
+  'REQUESTER_CANNOT_APPROVE',
+  'APPROVER_REQUIRED',
 ];
 
 /**
@@ -191,7 +218,7 @@ const CONFLICT_CODES: readonly string[] = [
 export function statusOfErrorCode(code: string): number {
   if (code === 'BAD_REQUEST') return 400;
   if (code === 'UNAUTHORIZED') return 401;
-  if (code === 'FORBIDDEN') return 403;
+  if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE') return 413;
   if (CONFLICT_CODES.includes(code)) return 409;
@@ -208,3 +235,8 @@ export const RUN_ID_HEADER = 'x-tollgate-run-id';
 
 /** Response header of SSE routes: the chunk-log offset of the stream's first chunk. */
 export const START_OFFSET_HEADER = 'x-tollgate-start-offset';
+
+/** GET `/api/agents/:agentId/audit?runId=`. */
+export interface AuditTrailResponse {
+  entries: AuditEntry[];
+}

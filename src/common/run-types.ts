@@ -169,6 +169,8 @@ export interface DecisionInput {
   resumeData?: JsonValue;
   /** Approve with edited arguments, checked against the tool's input schema. */
   args?: JsonValue;
+  /** When given, the run must be a run of this agent (a client steering one agent sets it). */
+  agentId?: string;
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';

@@ -7,6 +7,7 @@ import {
   type ApproveBody,
   type DeclineBody,
   type HttpRunOptions,
+  type AuditTrailResponse,
   type PendingToolCallsResponse,
   type ResumeBody,
   type SendToolApprovalBody,
@@ -15,7 +16,7 @@ import {
   type SuspendedRunsResponse,
 } from '../common/http-api.js';
 import type { JsonValue } from '../common/json.js';
-import type { PendingToolCall } from '../common/run-types.js';
+import type { AuditEntry, PendingToolCall } from '../common/run-types.js';
 import { agentStreamOf } from './sse-agent-stream.js';
 import type { RequestOptions, Transport } from './transport.js';
 
@@ -128,6 +129,17 @@ export class RemoteAgent {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return answer.toolCalls;
+  }
+
+  /** The run's audit trail: gates, requests, decisions, expiries and reminders (SPEC §10). */
+  async getAuditTrail(runId: string, options: RequestOptions = {}): Promise<AuditEntry[]> {
+    const answer = await this.transport.json<AuditTrailResponse>({
+      method: 'GET',
+      path: agentPath(this.agentId, 'audit'),
+      query: { runId },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return answer.entries;
   }
 
   private post<T>(route: AgentRouteName, body: object, signal: AbortSignal | undefined) {

@@ -3,6 +3,7 @@ import {
   API_PREFIX,
   AGENT_ROUTES,
   type AgentRouteName,
+  type AuditTrailResponse,
   type PendingToolCallsResponse,
   type SendToolApprovalResponse,
   type SuspendedRunsResponse,
@@ -99,6 +100,11 @@ export function registerAgentRoutes(
     const answer: SuspendedRunsResponse = await agentOf(c).listSuspendedRuns(
       readQuery(c, suspendedRunsQuery),
     );
+    return c.json(answer);
+  });
+  app.get(path('audit'), async (c) => {
+    const { runId } = readQuery(c, pendingToolCallsQuery);
+    const answer: AuditTrailResponse = { entries: await agentOf(c).getAuditTrail(runId) };
     return c.json(answer);
   });
   app.get(path('pendingToolCalls'), async (c) => {

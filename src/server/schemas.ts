@@ -24,7 +24,16 @@ export const streamBody: z.ZodType<StreamBody> = z.object({
   messages: z.union([z.string().min(1), z.array(json).min(1)]),
   options: z
     .object({
-      requireToolApproval: z.boolean().optional(),
+      requireToolApproval: z.union([z.boolean(), z.string().min(1)]).optional(),
+      approval: z
+        .object({
+          timeout: z.union([z.string().min(1), z.number().positive()]).optional(),
+          onTimeout: z.enum(['decline', 'approve', 'fail']).optional(),
+          approvers: z.array(id).optional(),
+          quorum: z.number().int().min(1).optional(),
+          separateRequester: z.boolean().optional(),
+        })
+        .optional(),
       maxSteps: z.number().int().min(1).optional(),
       requestContext: jsonObject.optional(),
       memory: z.object({ thread: id, resource: id }).optional(),
@@ -38,6 +47,7 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
   toolCallId: id.optional(),
   fingerprint: id.optional(),
   reason: z.string().optional(),
+  args: json.optional(),
 });
 
 export const declineBody: z.ZodType<DeclineBody> = z.object({

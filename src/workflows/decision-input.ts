@@ -2,7 +2,15 @@ import type { DecisionInput } from '../common/run-types.js';
 
 type Checked = { ok: true; value: DecisionInput } | { ok: false; message: string };
 
-const FIELDS = new Set(['toolCallId', 'fingerprint', 'reason', 'decidedBy', 'resumeData', 'args']);
+const FIELDS = new Set([
+  'toolCallId',
+  'fingerprint',
+  'reason',
+  'decidedBy',
+  'resumeData',
+  'args',
+  'agentId',
+]);
 
 /**
  * Checks the shape of a decision as it arrives from any client (another language, the CLI, a
@@ -21,7 +29,7 @@ export function checkDecisionInput(raw: unknown): Checked {
       message: `Unknown decision field "${unknownField}"; allowed: ${[...FIELDS].join(', ')}.`,
     };
   }
-  for (const field of ['toolCallId', 'fingerprint', 'reason'] as const) {
+  for (const field of ['toolCallId', 'fingerprint', 'reason', 'agentId'] as const) {
     const value = input[field];
     if (value !== undefined && (typeof value !== 'string' || value.length === 0)) {
       return {

@@ -43,6 +43,13 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
   const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
+  if (input.value.agentId !== undefined && input.value.agentId !== state.agentId) {
+    return {
+      ok: false,
+      code: 'RUN_NOT_FOUND',
+      message: `Run ${state.runId} is a run of agent "${state.agentId}", not "${input.value.agentId}".`,
+    };
+  }
   if (state.closed) {
     return {
       ok: false,

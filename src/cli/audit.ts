@@ -1,0 +1,58 @@
+/** `tollgate audit <runId>`: the run's audit trail, read from its history (SPEC §10). */
+import type { AuditEntry } from '../common/run-types.js';
+import type { CommandHandler } from './command-input.js';
+import { agentIdOfRun, openTollgate } from './connect.js';
+import { EXIT } from './exit-codes.js';
+import { formatTable, inlineJson, truncate } from './output.js';
+
+const DETAIL_CHARS = 80;
+
+export const audit: CommandHandler = async (input) => {
+  const { output } = input;
+  const runId = input.args[0]!;
+  const tollgate = openTollgate(input.global);
+  try {
+    output.progress(`Reading the audit trail of ${runId}…`);
+    const agent = tollgate.getAgent(await agentIdOfRun(tollgate, runId));
+    const entries = await agent.getAuditTrail(runId);
+    output.document({ runId, entries });
+    const rows = entries.map((entry) => [
+      entry.at,
+      entry.type,
+      `${entry.toolName} ${entry.toolCallId}`,
+      truncate(detail(entry), DETAIL_CHARS),
+    ]);
+    output.line(
+      rows.length > 0
+        ? formatTable(['AT', 'WHAT', 'CALL', 'DETAIL'], rows)
+        : `Run ${runId} has no gated or suspended calls.`,
+    );
+    return EXIT.ok;
+  } finally {
+    output.stopProgress();
+    await tollgate.shutdown();
+  }
+};
+
+function detail(entry: AuditEntry): string {
+  switch (entry.type) {
+    case 'gate':
+      return `${entry.gated ? 'gated' : 'not gated'} by ${entry.source}${entry.note ? ` (${entry.note})` : ''}`;
+    case 'request':
+      return `${entry.kind} ${inlineJson(entry.args)} fingerprint ${entry.fingerprint.slice(0, 12)}${entry.expiresAt ? ` expires ${entry.expiresAt}` : ''}`;
+    case 'decision':
+      return [
+        `${entry.decision} by ${entry.decidedBy?.id ?? 'unknown'} via ${entry.channel}`,
+        entry.reason ? `reason: ${entry.reason}` : '',
+        entry.editedArgs !== undefined ? `edited to ${inlineJson(entry.editedArgs)}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
+    case 'rejected-decision':
+      return `${entry.kind} refused (${entry.code}) via ${entry.channel}: ${entry.message}`;
+    case 'expiry':
+      return `expired; on timeout: ${entry.onTimeout}`;
+    case 'reminder':
+      return `reminder after ${Math.round(entry.waitedMs / 1000)} s`;
+  }
+}
