@@ -16,26 +16,6 @@ export async function sendReminder(agents: AgentRegistry, input: ReminderInput):
       `No reminder notify function on the ${input.source} policy of "${input.toolName}" in agent "${agent.id}".`,
     );
   }
-  const {
-    agentId,
-    runId,
-    toolCallId,
-    toolName,
-    args,
-    fingerprint,
-    requestedAt,
-    waitedMs,
-    expiresAt,
-  } = input;
-  await notify({
-    agentId,
-    runId,
-    toolCallId,
-    toolName,
-    args,
-    fingerprint,
-    requestedAt,
-    waitedMs,
-    ...(expiresAt ? { expiresAt } : {}),
-  });
+  const { source: _source, ...info } = input;
+  await notify(info);
 }

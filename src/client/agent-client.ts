@@ -16,7 +16,7 @@ import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
-import { AgentStream, type SuspendPayload } from './agent-stream.js';
+import { AgentStream, latestPending } from './agent-stream.js';
 import { toRules } from '../definitions/approval-policy.js';
 import { autoResume } from './auto-resume.js';
 import { toTollgateError } from './errors.js';
@@ -288,7 +288,7 @@ export class AgentClient {
       runId,
       offset,
       tailRun(client, runId, offset, live, this.context.lifetime),
-      async () => latest(await this.pendingToolCalls(runId)),
+      async () => latestPending(await this.pendingToolCalls(runId)),
     );
     stream.finishReason.then(
       (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),
@@ -306,20 +306,6 @@ export class AgentClient {
     if (typeof policy === 'string') return { kind: 'named', name: policy };
     return { kind: 'function', taskQueue: await this.context.holdPolicy(runId, policy) };
   }
-}
-
-function latest(pending: PendingToolCall[]): SuspendPayload | undefined {
-  const call = pending.at(-1);
-  if (!call) return undefined;
-  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
-  return {
-    toolCallId,
-    toolName,
-    args,
-    fingerprint,
-    requiresApproval,
-    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
-  };
 }
 
 function summaryOf(messages: JsonValue[]): string {

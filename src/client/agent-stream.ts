@@ -1,6 +1,7 @@
 import type { Chunk, ChunkOf, FinishReason, ToolCallRef, Usage } from '../common/chunks.js';
 import { ZERO_USAGE } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
+import type { PendingToolCall } from '../common/run-types.js';
 import { ReplayBuffer } from './replay-buffer.js';
 
 /** The call a suspended stream waits on (SPEC §3, `suspendPayload`). */
@@ -130,4 +131,19 @@ function waitingIn(chunks: Chunk[]): SuspendPayload | undefined {
     }
   }
   return undefined;
+}
+
+/** A run's most recently requested waiting call, as a stream's `suspendPayload`. */
+export function latestPending(pending: PendingToolCall[]): SuspendPayload | undefined {
+  const call = pending.at(-1);
+  if (!call) return undefined;
+  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
+  return {
+    toolCallId,
+    toolName,
+    args,
+    fingerprint,
+    requiresApproval,
+    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
+  };
 }

@@ -2,7 +2,9 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { TollgateError } from '../common/errors.js';
-import type { PendingToolCall } from '../common/run-types.js';
+import type { PendingToolCall, SuspendedRun } from '../common/run-types.js';
+
+export type { SuspendedRun };
 import { QUERIES, SEARCH_ATTRIBUTES } from '../common/wire.js';
 
 /** Filters and paging of `listSuspendedRuns` (SPEC §9). */
@@ -17,23 +19,6 @@ export interface ListSuspendedRunsOptions {
   perPage?: number;
   /** Page number, from 0. Default 0. */
   page?: number;
-}
-
-export interface SuspendedRun {
-  runId: string;
-  status: 'suspended';
-  agentId: string;
-  threadId?: string;
-  resourceId?: string;
-  /** When the run's earliest waiting call started to wait, ISO-8601. */
-  suspendedAt: string;
-  /** Each with `requestedAt`, when it started to wait. Empty when `unavailable`. */
-  toolCalls: PendingToolCall[];
-  /**
-   * The run waits (its search attributes say so) but its worker did not answer in time, so its
-   * calls are not listed; decide it once a worker is up.
-   */
-  unavailable?: true;
 }
 
 export interface SuspendedRuns {

@@ -1,19 +1,10 @@
 import { TollgateError } from '../common/errors.js';
-import type { JsonValue } from '../common/json.js';
+import type { SendToolApprovalBody } from '../common/http-api.js';
 import type { DecidedBy, DecisionKind } from '../common/run-types.js';
 import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
 
 /** `sendToolApproval` options (SPEC §3): find the waiting call by conversation, then decide it. */
-export interface SendToolApprovalOptions {
-  threadId: string;
-  resourceId: string;
-  /** Needed when several calls of the thread wait. */
-  toolCallId?: string;
-  /** For an approval gate: approve or decline. For a suspended call: `true` resumes it. */
-  approved: boolean;
-  /** Resume data, for a call parked by `suspend()`. */
-  resumeData?: JsonValue;
-  reason?: string;
+export interface SendToolApprovalOptions extends SendToolApprovalBody {
   decidedBy?: DecidedBy;
 }
 

@@ -4,8 +4,7 @@
  * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
  */
 import type { JsonObject, JsonValue } from './json.js';
-import type { AuditEntry } from './run-types.js';
-import type { PendingToolCall } from './run-types.js';
+import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
 
 export const API_PREFIX = '/api';
 
@@ -100,11 +99,15 @@ export interface ResumeBody {
   resumeData: JsonValue;
 }
 
+/** Find the call that waits in a conversation, then decide it. */
 export interface SendToolApprovalBody {
   threadId: string;
   resourceId: string;
+  /** Needed when several calls of the thread wait. */
   toolCallId?: string;
+  /** For an approval gate: approve or decline. For a suspended call: `true` resumes it. */
   approved: boolean;
+  /** Resume data, for a call parked by `suspend()`. */
   resumeData?: JsonValue;
   reason?: string;
 }
@@ -128,8 +131,18 @@ export interface PendingApproval {
   suspendPayload?: JsonValue;
   /** JSON Schema (as a JSON string) of resume data. */
   resumeSchema: string;
-  /** ISO-8601. */
+  /** When the call started waiting, ISO-8601. */
   requestedAt: string;
+  /** For a call inside a sub-agent: the agent ids from the run's own agent down to the call's. */
+  path?: string[];
+  /** When the call's approval expires, ISO-8601. */
+  expiresAt?: string;
+  /** Who may decide, when restricted: ids or `role:<name>`. */
+  approvers?: string[];
+  /** Distinct approvals needed, when more than one. */
+  quorum?: number;
+  /** Approvals so far, for a quorum. */
+  approvals?: Array<{ id: string; at: string }>;
 }
 
 /** Query of GET `/api/approvals`; paging counts waiting runs, like `listSuspendedRuns`. */
@@ -150,16 +163,7 @@ export interface ApprovalsResponse {
 }
 
 /** One waiting run, as GET `suspended-runs` lists it (SPEC §9). */
-export interface SuspendedRunBody {
-  runId: string;
-  status: 'suspended';
-  agentId: string;
-  threadId?: string;
-  resourceId?: string;
-  /** ISO-8601. */
-  suspendedAt: string;
-  toolCalls: Array<Omit<PendingToolCall, 'requestedAt'>>;
-}
+export type SuspendedRunBody = SuspendedRun;
 
 export interface SuspendedRunsResponse {
   runs: SuspendedRunBody[];

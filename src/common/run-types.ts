@@ -303,15 +303,41 @@ export type AuditEntry = { at: string; toolCallId: string; toolName: string } & 
   | { type: 'reminder'; waitedMs: number }
 );
 
-export interface ReminderInput {
-  agentId: string;
-  source: 'tool' | 'agent';
+/** What a reminder's `notify` receives about the call that waits. */
+export interface ReminderInfo {
   runId: string;
+  agentId: string;
   toolCallId: string;
   toolName: string;
   args: JsonValue;
   fingerprint: string;
+  /** ISO-8601. */
   requestedAt: string;
+  /** How long the call has waited, ms. */
   waitedMs: number;
+  /** ISO-8601, when the call has a deadline. */
   expiresAt?: string;
+}
+
+/** The reminder activity's input: whose `notify` to call, and what to tell it. */
+export interface ReminderInput extends ReminderInfo {
+  source: 'tool' | 'agent';
+}
+
+/** One waiting run, as `listSuspendedRuns` lists it (SPEC §9). */
+export interface SuspendedRun {
+  runId: string;
+  status: 'suspended';
+  agentId: string;
+  threadId?: string;
+  resourceId?: string;
+  /** When the run's earliest waiting call started to wait, ISO-8601. */
+  suspendedAt: string;
+  /** Each with `requestedAt`, when it started to wait. Empty when `unavailable`. */
+  toolCalls: PendingToolCall[];
+  /**
+   * The run waits (its search attributes say so) but its worker did not answer in time, so its
+   * calls are not listed; decide it once a worker is up.
+   */
+  unavailable?: true;
 }

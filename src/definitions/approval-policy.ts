@@ -5,23 +5,9 @@ import {
   type OnTimeout,
 } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
-import type { JsonValue } from '../common/json.js';
+import type { ReminderInfo } from '../common/run-types.js';
 
-/** What a reminder's `notify` receives about the call that waits. */
-export interface ReminderInfo {
-  runId: string;
-  agentId: string;
-  toolCallId: string;
-  toolName: string;
-  args: JsonValue;
-  fingerprint: string;
-  /** ISO-8601. */
-  requestedAt: string;
-  /** How long the call has waited, ms. */
-  waitedMs: number;
-  /** ISO-8601, when the call has a deadline. */
-  expiresAt?: string;
-}
+export type { ReminderInfo };
 
 /** Governance of gated calls (SPEC §10). On a tool, an agent's `defaultOptions` or a request. */
 export interface ApprovalPolicy {

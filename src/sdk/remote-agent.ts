@@ -1,5 +1,5 @@
 import type { AgentOutput } from '../client/agent-output.js';
-import type { AgentStream, SuspendPayload } from '../client/agent-stream.js';
+import { latestPending, type AgentStream } from '../client/agent-stream.js';
 import {
   agentPath,
   RUN_ID_HEADER,
@@ -164,21 +164,6 @@ export class RemoteAgent {
       ...(signal ? { signal } : {}),
     });
     const runId = response.headers.get(RUN_ID_HEADER) ?? '';
-    return agentStreamOf(response, async () => latest(await this.pendingToolCalls(runId)));
+    return agentStreamOf(response, async () => latestPending(await this.pendingToolCalls(runId)));
   }
-}
-
-/** The run's most recently requested waiting call, as an `AgentStream`'s `suspendPayload`. */
-function latest(pending: PendingToolCall[]): SuspendPayload | undefined {
-  const call = pending.at(-1);
-  if (!call) return undefined;
-  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
-  return {
-    toolCallId,
-    toolName,
-    args,
-    fingerprint,
-    requiresApproval,
-    ...(suspendPayload !== undefined ? { suspendPayload } : {}),
-  };
 }

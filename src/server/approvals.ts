@@ -12,12 +12,11 @@ export async function listApprovals(
 ): Promise<ApprovalsResponse> {
   const { agentId, ...options } = query;
   const { runs, total } = await listSuspendedRuns(await tollgate.client(), agentId, options);
-  const perRun = await Promise.all(runs.map((run) => approvalsOf(tollgate, run)));
-  return { approvals: perRun.flat(), total };
+  return { approvals: runs.flatMap(approvalsOf), total };
 }
 
-async function approvalsOf(tollgate: Tollgate, run: SuspendedRun): Promise<PendingApproval[]> {
-  const requestedAt = await requestTimes(tollgate, run);
+/** The run's waiting calls, as the listing's `pendingToolCalls` query answered them. */
+function approvalsOf(run: SuspendedRun): PendingApproval[] {
   return run.toolCalls.map((call) => ({
     agentId: run.agentId,
     runId: run.runId,
@@ -30,20 +29,11 @@ async function approvalsOf(tollgate: Tollgate, run: SuspendedRun): Promise<Pendi
     requiresApproval: call.requiresApproval,
     ...(call.suspendPayload !== undefined ? { suspendPayload: call.suspendPayload } : {}),
     resumeSchema: call.resumeSchema,
-    requestedAt: requestedAt.get(call.toolCallId) ?? run.suspendedAt,
+    requestedAt: call.requestedAt || run.suspendedAt,
+    ...(call.path !== undefined ? { path: call.path } : {}),
+    ...(call.expiresAt !== undefined ? { expiresAt: call.expiresAt } : {}),
+    ...(call.approvers !== undefined ? { approvers: call.approvers } : {}),
+    ...(call.quorum !== undefined ? { quorum: call.quorum } : {}),
+    ...(call.approvals !== undefined ? { approvals: call.approvals } : {}),
   }));
-}
-
-/**
- * When each call of the run started to wait. The listing keeps only the run's earliest time,
- * so the run is asked again; a run that closed meanwhile falls back to that earliest time.
- */
-async function requestTimes(tollgate: Tollgate, run: SuspendedRun): Promise<Map<string, string>> {
-  if (run.agentId === '') return new Map();
-  try {
-    const pending = await tollgate.getAgent(run.agentId).pendingToolCalls(run.runId);
-    return new Map(pending.map((call) => [call.toolCallId, call.requestedAt]));
-  } catch {
-    return new Map();
-  }
 }

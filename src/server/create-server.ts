@@ -14,6 +14,7 @@ import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
 import { consoleErrorLogger, errorAnswer, type ErrorLogger } from './errors.js';
 import { temporalAnswers } from './health.js';
+import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
 import { approvalsQuery } from './schemas.js';
 import { readQuery } from './validation.js';
@@ -26,7 +27,10 @@ export interface TollgateServerOptions {
   auth: AuthConfig;
   /** Largest request body accepted, bytes; larger ones get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
-  /** A directory served as the approval inbox: its `index.html` at `/`, its files at `/inbox/*`. */
+  /**
+   * A directory served as the approval inbox: its `index.html` at `/`, its files at `/inbox/*`,
+   * and the compiled client SDK, which the page imports, at `/inbox/lib/*`.
+   */
   inbox?: { root: string };
   /** Where errors hidden from callers (answered as `INTERNAL`) are reported. Default `console.error`. */
   logError?: ErrorLogger;
@@ -107,6 +111,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
 function serveInbox(app: Hono<ServerEnv>, root: string): void {
   app.get('/', serveStatic({ root, path: 'index.html' }));
   app.get('/inbox', serveStatic({ root, path: 'index.html' }));
+  serveInboxSdk(app);
   app.get(
     '/inbox/*',
     serveStatic({ root, rewriteRequestPath: (path) => path.slice('/inbox'.length) || '/' }),
