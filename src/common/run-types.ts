@@ -54,33 +54,6 @@ export interface AgentManifest {
   rules?: ApprovalRules;
 }
 
-/** Input of the `agentThread` workflow: a conversation kept across runs (memory). */
-export interface ThreadInput {
-  agentId: string;
-  threadId: string;
-  resourceId: string;
-  /** The conversation so far (carried over by continue-as-new). */
-  messages: JsonValue[];
-  /** Runs whose messages are in `messages`, so a repeated append is not applied twice. */
-  appliedRuns: string[];
-  /** Continue-as-new once the thread's history has this many events. */
-  historyLimit: number;
-  /** Most messages kept; older ones are dropped. */
-  maxMessages: number;
-}
-
-/** What a run adds to its thread when it completes. */
-export interface ThreadAppend {
-  runId: string;
-  messages: JsonValue[];
-}
-
-export interface ThreadRef {
-  agentId: string;
-  threadId: string;
-  resourceId: string;
-}
-
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
 export interface AutoResumeInput {
   toolCallId: string;
@@ -267,63 +240,6 @@ export interface GateVerdict {
 
 export type { Chunk };
 
-/** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume';
-
-/** One entry of a run's audit trail (SPEC §10), in the order things happened. */
-export type AuditEntry = { at: string; toolCallId: string; toolName: string } & (
-  | { type: 'gate'; gated: boolean; source: string; note?: string }
-  | {
-      type: 'request';
-      kind: 'approval' | 'suspension';
-      args: JsonValue;
-      fingerprint: string;
-      expiresAt?: string;
-    }
-  | {
-      type: 'decision';
-      decision: AppliedDecision['decision'];
-      channel: DecisionChannel;
-      fingerprint: string;
-      decidedBy?: DecidedBy;
-      reason?: string;
-      /** Approved with edits: the arguments that ran, and their fingerprint. */
-      editedArgs?: JsonValue;
-      editedFingerprint?: string;
-    }
-  | {
-      type: 'rejected-decision';
-      kind: DecisionKind;
-      channel: DecisionChannel;
-      code: string;
-      message: string;
-      decidedBy?: DecidedBy;
-    }
-  | { type: 'expiry'; onTimeout: 'decline' | 'approve' | 'fail' }
-  | { type: 'reminder'; waitedMs: number }
-);
-
-/** What a reminder's `notify` receives about the call that waits. */
-export interface ReminderInfo {
-  runId: string;
-  agentId: string;
-  toolCallId: string;
-  toolName: string;
-  args: JsonValue;
-  fingerprint: string;
-  /** ISO-8601. */
-  requestedAt: string;
-  /** How long the call has waited, ms. */
-  waitedMs: number;
-  /** ISO-8601, when the call has a deadline. */
-  expiresAt?: string;
-}
-
-/** The reminder activity's input: whose `notify` to call, and what to tell it. */
-export interface ReminderInput extends ReminderInfo {
-  source: 'tool' | 'agent';
-}
-
 /** One waiting run, as `listSuspendedRuns` lists it (SPEC §9). */
 export interface SuspendedRun {
   runId: string;
@@ -341,3 +257,6 @@ export interface SuspendedRun {
    */
   unavailable?: true;
 }
+
+export type { AuditEntry, DecisionChannel, ReminderInfo, ReminderInput } from './audit-types.js';
+export type { ThreadAppend, ThreadInput, ThreadRef } from './thread-types.js';

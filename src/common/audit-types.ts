@@ -1,0 +1,59 @@
+import type { JsonValue } from './json.js';
+import type { AppliedDecision, DecidedBy, DecisionKind } from './run-types.js';
+
+/** How a decision reached the run. */
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume';
+
+/** One entry of a run's audit trail (SPEC §10), in the order things happened. */
+export type AuditEntry = { at: string; toolCallId: string; toolName: string } & (
+  | { type: 'gate'; gated: boolean; source: string; note?: string }
+  | {
+      type: 'request';
+      kind: 'approval' | 'suspension';
+      args: JsonValue;
+      fingerprint: string;
+      expiresAt?: string;
+    }
+  | {
+      type: 'decision';
+      decision: AppliedDecision['decision'];
+      channel: DecisionChannel;
+      fingerprint: string;
+      decidedBy?: DecidedBy;
+      reason?: string;
+      /** Approved with edits: the arguments that ran, and their fingerprint. */
+      editedArgs?: JsonValue;
+      editedFingerprint?: string;
+    }
+  | {
+      type: 'rejected-decision';
+      kind: DecisionKind;
+      channel: DecisionChannel;
+      code: string;
+      message: string;
+      decidedBy?: DecidedBy;
+    }
+  | { type: 'expiry'; onTimeout: 'decline' | 'approve' | 'fail' }
+  | { type: 'reminder'; waitedMs: number }
+);
+
+/** What a reminder's `notify` receives about the call that waits. */
+export interface ReminderInfo {
+  runId: string;
+  agentId: string;
+  toolCallId: string;
+  toolName: string;
+  args: JsonValue;
+  fingerprint: string;
+  /** ISO-8601. */
+  requestedAt: string;
+  /** How long the call has waited, ms. */
+  waitedMs: number;
+  /** ISO-8601, when the call has a deadline. */
+  expiresAt?: string;
+}
+
+/** The reminder activity's input: whose `notify` to call, and what to tell it. */
+export interface ReminderInput extends ReminderInfo {
+  source: 'tool' | 'agent';
+}
