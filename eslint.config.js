@@ -11,6 +11,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },
+  // The inbox page is plain browser JavaScript, outside the TypeScript project.
+  {
+    files: ['inbox/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { parserOptions: { projectService: false } },
+  },
   {
     // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, providers or clients.
     files: ['src/workflows/**/*.ts'],

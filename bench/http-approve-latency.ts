@@ -1,0 +1,122 @@
+/**
+ * Approve over HTTP: for sequential parked runs, the time from sending
+ * `POST /api/agents/:id/approve-tool-call` to (a) the response headers (the decision was
+ * applied: the server answers only after the run's update returned) and (b) the end of its SSE
+ * stream (the run finished). Client, server, worker and dev server share this machine and talk
+ * over loopback. Starts its own dev server; takes about a minute.
+ * Run with `npm run build && node dist/bench/http-approve-latency.js`.
+ */
+import './quiet-runtime.js';
+import { loadavg } from 'node:os';
+import type { Chunk } from '../src/common/chunks.js';
+import { agentPath, RUN_ID_HEADER, type ApproveBody } from '../src/common/http-api.js';
+import { readSseEvents } from '../src/sdk/sse-parser.js';
+import { createTollgateServer } from '../src/server/index.js';
+import { APPROVAL_AGENT_ID, approvalAgent } from './approval-latency.js';
+import { environmentFacts, startEnvironment } from './environment.js';
+import { expectThat, ms, progress, quantile } from './stats.js';
+
+const SAMPLES = 50;
+const WARMUPS = 2;
+const TOKEN = 'bench-token-0123456789abcdef';
+
+interface Sample {
+  /** POST sent → response headers received. */
+  toHeadersMs: number;
+  /** POST sent → the SSE stream's last byte (after its `finish` chunk). */
+  toStreamEndMs: number;
+}
+
+async function approveOverHttp(url: string, runId: string): Promise<Sample> {
+  const body: ApproveBody = { runId };
+  const sent = performance.now();
+  const response = await fetch(url + agentPath(APPROVAL_AGENT_ID, 'approveToolCall'), {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${TOKEN}`,
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+    },
+    body: JSON.stringify(body),
+  });
+  const headers = performance.now();
+  expectThat(response.ok && response.body !== null, `approve of ${runId}: HTTP ${response.status}`);
+  expectThat(response.headers.get(RUN_ID_HEADER) === runId, `approve of ${runId}: wrong run id`);
+  const chunks: Chunk[] = [];
+  for await (const event of readSseEvents(response.body)) {
+    expectThat(event.type === 'message', `approve of ${runId}: stream error ${event.data}`);
+    chunks.push(JSON.parse(event.data) as Chunk);
+  }
+  const end = performance.now();
+  const last = chunks.at(-1);
+  expectThat(
+    last?.type === 'finish' && last.payload.finishReason === 'stop',
+    `approved run ${runId} did not finish with stop (last chunk ${JSON.stringify(last)})`,
+  );
+  expectThat(
+    chunks.filter((c) => c.type === 'tool-result').length === 1,
+    `approved run ${runId} did not run its tool exactly once`,
+  );
+  return { toHeadersMs: headers - sent, toStreamEndMs: end - sent };
+}
+
+function line(label: string, values: number[]): string {
+  const figures = [
+    `p50 ${ms(quantile(values, 0.5))}`,
+    `p99 ${ms(quantile(values, 0.99))}`,
+    `min ${ms(Math.min(...values))}`,
+    `max ${ms(Math.max(...values))}`,
+    `n=${values.length}`,
+  ];
+  return `  ${label.padEnd(34)} ${figures.join(', ')}`;
+}
+
+async function main(): Promise<void> {
+  progress('starting the Temporal dev server, a Tollgate worker and the HTTP server');
+  const env = await startEnvironment([approvalAgent()]);
+  const server = await createTollgateServer({
+    tollgate: env.tollgate,
+    auth: { tokens: [{ token: TOKEN, id: 'bench', roles: ['bench'] }] },
+  }).listen({ port: 0 });
+  try {
+    const facts = await environmentFacts(env.cliPath);
+    const agent = env.tollgate.getAgent(APPROVAL_AGENT_ID);
+    const samples: Sample[] = [];
+    progress(`approve over HTTP: ${SAMPLES} sequential parked runs after ${WARMUPS} warm-ups`);
+    for (let i = 0; i < WARMUPS + SAMPLES; i++) {
+      const parked = await agent.generate('Please run the gated lookup.');
+      expectThat(parked.finishReason === 'suspended', `run ${parked.runId} did not wait`);
+      const sample = await approveOverHttp(server.url, parked.runId);
+      if (i >= WARMUPS) samples.push(sample);
+    }
+    const load = loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ');
+    console.log(
+      [
+        'Tollgate: approve-tool-call over HTTP',
+        ...facts.map((fact) => `environment: ${fact}`),
+        `load average after the runs (1/5/15 min): ${load}`,
+        `${SAMPLES} sequential parked runs (gated tool, scripted model), ${WARMUPS} warm-ups not counted; ` +
+          `p99 of ${SAMPLES} is the ${Math.ceil(0.99 * SAMPLES)}th smallest; client, server, worker and Temporal on one machine`,
+        line(
+          'POST sent -> response headers',
+          samples.map((s) => s.toHeadersMs),
+        ),
+        line(
+          'POST sent -> SSE stream finished',
+          samples.map((s) => s.toStreamEndMs),
+        ),
+      ].join('\n'),
+    );
+  } finally {
+    progress('shutting down');
+    await server.close();
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,215 @@
+/**
+ * One waiting call on the page: what it is (tool, arguments, fingerprint, agent, thread, run,
+ * how long it has waited, its deadline and approvals so far) and the controls that decide it.
+ */
+import { h } from './dom.js';
+import { resumeForm } from './resume-form.js';
+
+/**
+ * @typedef {'waiting' | 'busy' | 'done'} RowState
+ * @typedef {{ item: any, el: HTMLElement, state: RowState, settledAt: number,
+ *   factsSignature?: string, parts: Record<string, HTMLElement> }} Row
+ */
+
+/**
+ * @param {any} item a `PendingApproval`
+ * @param {(row: Row, kind: 'approve' | 'decline' | 'resume', detail?: unknown) => void} decide
+ * @returns {Row}
+ */
+export function createRow(item, decide) {
+  const id = `call-${cssId(item.runId)}-${cssId(item.toolCallId)}`;
+  const parts = {
+    facts: h('dl', { class: 'facts' }),
+    actions: h('div', { class: 'actions' }),
+    error: h('p', { class: 'error', role: 'alert' }),
+    outcome: h('div', { class: 'outcome', role: 'status' }),
+  };
+  const kind = item.requiresApproval ? 'approve' : 'resume';
+  const el = h(
+    'li',
+    {
+      class: 'approval',
+      'aria-labelledby': `${id}-title`,
+      'data-run-id': item.runId,
+      'data-tool-call-id': item.toolCallId,
+    },
+    h(
+      'header',
+      {},
+      h(
+        'h3',
+        { id: `${id}-title` },
+        h('code', { class: 'tool' }, item.toolName),
+        ' ',
+        h(
+          'span',
+          { class: `kind kind-${kind}` },
+          kind === 'approve' ? 'needs approval' : 'needs input',
+        ),
+      ),
+      h('time', {
+        class: 'waiting',
+        datetime: item.requestedAt,
+        title: localTime(item.requestedAt),
+      }),
+    ),
+    parts.facts,
+    h('h4', {}, 'Arguments'),
+    h('pre', { class: 'json', tabindex: '0' }, pretty(item.args)),
+    item.suspendPayload !== undefined && [
+      h('h4', {}, 'The tool asks'),
+      h('pre', { class: 'json', tabindex: '0' }, pretty(item.suspendPayload)),
+    ],
+    parts.actions,
+    parts.error,
+    parts.outcome,
+  );
+  /** @type {Row} */
+  const row = { item, el, state: 'waiting', settledAt: 0, parts };
+  el.dataset.state = 'waiting';
+  if (kind === 'approve') parts.actions.append(...approvalControls(row, id, decide));
+  else
+    parts.actions.append(resumeForm(item.resumeSchema, id, (data) => decide(row, 'resume', data)));
+  refreshFacts(row);
+  return row;
+}
+
+/** Approve, and Decline, which opens an inline reason field before anything is sent. */
+function approvalControls(row, id, decide) {
+  const reason = h('input', {
+    id: `${id}-reason`,
+    name: 'reason',
+    type: 'text',
+    autocomplete: 'off',
+  });
+  const declineForm = h(
+    'form',
+    { class: 'decline-form', hidden: '' },
+    h('label', { for: `${id}-reason` }, 'Reason (optional)'),
+    reason,
+    h('button', { type: 'submit', class: 'danger' }, 'Confirm decline'),
+    h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
+  );
+  const decline = h(
+    'button',
+    { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
+    'Decline',
+  );
+  function toggle(open) {
+    declineForm.hidden = !open;
+    decline.setAttribute('aria-expanded', String(open));
+    (open ? reason : decline).focus();
+  }
+  reason.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') toggle(false);
+  });
+  declineForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    decide(row, 'decline', reason.value.trim());
+  });
+  const approve = h(
+    'button',
+    { type: 'button', class: 'primary', onclick: () => decide(row, 'approve') },
+    'Approve',
+  );
+  return [h('div', { class: 'buttons' }, approve, decline), declineForm];
+}
+
+/** Redraws the facts when they changed (approvals so far, a new deadline); the rest is fixed. */
+export function refreshFacts(row) {
+  const { item } = row;
+  // Redrawing unchanged facts on every poll would take keyboard focus off the Copy button.
+  const signature = JSON.stringify([item.expiresAt, item.approvers, item.quorum, item.approvals]);
+  if (row.factsSignature === signature) return;
+  row.factsSignature = signature;
+  const facts = [
+    ['Agent', item.path?.length ? item.path.join(' → ') : item.agentId],
+    item.threadId !== undefined && ['Thread', item.threadId],
+    ['Run', h('code', {}, item.runId)],
+    ['Fingerprint', fingerprint(item.fingerprint)],
+    item.expiresAt !== undefined && [
+      'Expires',
+      h('time', { class: 'expires', datetime: item.expiresAt, title: localTime(item.expiresAt) }),
+    ],
+    item.approvers?.length > 0 && ['Approvers', item.approvers.join(', ')],
+    item.quorum !== undefined && ['Approvals', approvalsSoFar(item)],
+  ].filter(Boolean);
+  row.parts.facts.replaceChildren(
+    ...facts.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))),
+  );
+  tick(row);
+}
+
+function approvalsSoFar(item) {
+  const given = item.approvals ?? [];
+  const who = given.length ? `: ${given.map((a) => a.id).join(', ')}` : '';
+  return `${given.length} of ${item.quorum}${who}`;
+}
+
+/** The first 12 characters, the whole on hover, and a button that copies the whole. */
+function fingerprint(full) {
+  const code = h('code', { title: full }, full.slice(0, 12));
+  const copy = h(
+    'button',
+    { type: 'button', class: 'quiet small', 'aria-label': 'Copy the full fingerprint' },
+    'Copy',
+  );
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(full);
+      copy.textContent = 'Copied';
+    } catch {
+      // No clipboard (insecure context, permission): show it whole and selected, for Ctrl+C.
+      code.textContent = full;
+      getSelection()?.selectAllChildren(code);
+    }
+  });
+  return [code, ' ', copy];
+}
+
+/** Busy and done rows keep their controls disabled, so a call is never decided twice from here. */
+export function setState(row, state) {
+  row.state = state;
+  row.el.dataset.state = state;
+  for (const control of row.parts.actions.querySelectorAll('button, input, select, textarea')) {
+    control.disabled = state !== 'waiting';
+  }
+}
+
+/** The decision is over (its outcome is shown): the row stays until dismissed. */
+export function settle(row, onDismiss) {
+  setState(row, 'done');
+  row.settledAt = Date.now();
+  const waiting = row.el.querySelector('time.waiting');
+  if (waiting) waiting.textContent = 'decided';
+  row.parts.outcome.append(
+    h('button', { type: 'button', class: 'quiet small', onclick: onDismiss }, 'Dismiss'),
+  );
+}
+
+/** Updates "waiting 3 min" and "in 59 min"; called every second. */
+export function tick(row) {
+  if (row.state === 'done') return;
+  const now = Date.now();
+  const waiting = row.el.querySelector('time.waiting');
+  if (waiting) waiting.textContent = `waiting ${duration(now - Date.parse(row.item.requestedAt))}`;
+  const expires = row.el.querySelector('time.expires');
+  if (expires && row.item.expiresAt) {
+    const left = Date.parse(row.item.expiresAt) - now;
+    expires.textContent = left >= 0 ? `in ${duration(left)}` : `${duration(-left)} ago`;
+  }
+}
+
+function duration(ms) {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const hours = Math.floor(min / 60);
+  if (hours < 48) return `${hours} h ${min % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+const pretty = (value) => JSON.stringify(value, null, 2) ?? 'undefined';
+const cssId = (value) => value.replace(/[^\w-]/g, '_');
+const localTime = (iso) => new Date(iso).toLocaleString();

@@ -1,0 +1,349 @@
+/**
+ * The approval inbox page in a real browser: Debian's chromium, driven by playwright-core,
+ * against the real `inbox/` directory, a real server with a token and a real Temporal run.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type Locator,
+  type Page,
+} from 'playwright-core';
+import { z } from 'zod';
+import { createTool, type RunOptions, type Tollgate } from '../src/index.js';
+import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import type { TurnPicker } from '../src/testing/index.js';
+import { hostAgents, recordingTool, testAgent, uniqueId } from './support/harness.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+/** Compiled to dist/test/, two levels below the repository root. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const TOKEN = 'inbox-alice-token-0123456789';
+const SCREENSHOT = '/tmp/tollgate-inbox.png';
+/** Visibility is eventually consistent and the page polls every 2 s: allow a generous wait. */
+const UI_WAIT_MS = 30_000;
+
+/** "delete <id>" calls the gated tool, "book" the suspending one; a tool result is reported. */
+const byPrompt: TurnPicker = (prompt) => {
+  const last = prompt.at(-1);
+  if (last?.role === 'tool') {
+    const part = last.content[0];
+    const output = part?.type === 'tool-result' ? (part.output as { value?: unknown }) : undefined;
+    return { text: `Result: ${JSON.stringify(output?.value)}` };
+  }
+  const text = JSON.stringify(last?.content);
+  const id = /delete ([\w-]+)/.exec(text)?.[1];
+  if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
+  if (text.includes('book')) {
+    return { toolCalls: [{ toolName: 'book-trip', args: { traveller: 'Ada' } }] };
+  }
+  return { text: 'Hello there.' };
+};
+
+/** Installs chromium when missing (a fresh machine): apt-get can take minutes. */
+async function ensureChromium(): Promise<void> {
+  if (existsSync(CHROMIUM)) return;
+  await promisify(execFile)('sh', [join(ROOT, 'scripts/install-chromium.sh')], {
+    timeout: 15 * 60_000,
+  });
+}
+
+describe('the approval inbox in a browser', () => {
+  const deleteRecord = recordingTool('delete-record', { requireApproval: true });
+  const bookings: unknown[] = [];
+  const bookTrip = createTool({
+    id: 'book-trip',
+    inputSchema: z.object({ traveller: z.string() }),
+    resumeSchema: z.object({
+      city: z.string().describe('Where to travel'),
+      nights: z.number().int().min(1),
+      class: z.enum(['economy', 'business']),
+      refundable: z.boolean(),
+      note: z.string().optional(),
+      tags: z.array(z.string()).optional(),
+    }),
+    execute: async (input, context) => {
+      const data = context.agent.resumeData;
+      if (!data) return context.agent.suspend({ question: `Where should ${input.traveller} go?` });
+      bookings.push(data);
+      return { booked: data.city, nights: data.nights };
+    },
+  });
+  const { agent } = testAgent('inbox-browser-agent', [deleteRecord.tool, bookTrip], byPrompt);
+  const pageErrors: string[] = [];
+  let tollgate: Tollgate;
+  let server: ListeningServer;
+  let browser: Browser;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    await ensureChromium();
+    tollgate = await hostAgents([agent], 'inbox-browser');
+    server = await createTollgateServer({
+      tollgate,
+      auth: { tokens: [{ token: TOKEN, id: 'alice', roles: ['ops'] }] },
+      inbox: { root: join(ROOT, 'inbox') },
+    }).listen({ port: 0 });
+    // Playwright gives each launch a fresh, temporary user-data dir.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  }, 20 * 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await tollgate?.shutdown();
+  });
+
+  const ops = () => tollgate.getAgent('inbox-browser-agent');
+  const executionsOf = (id: string) =>
+    deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id);
+
+  /** Parks a run in its own thread; the page is opened on that thread only. */
+  async function park(prompt: string, thread: string, options: RunOptions = {}) {
+    const first = await ops().generate(prompt, {
+      memory: { thread, resource: 'inbox-user' },
+      ...options,
+    });
+    expect(first.finishReason).toBe('suspended');
+    return first.runId;
+  }
+
+  async function openInbox(thread: string, path = '/inbox'): Promise<Page> {
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(`${server.url}${path}?threadId=${thread}&token=${TOKEN}`);
+    return page;
+  }
+
+  async function rowOf(page: Page, runId: string): Promise<Locator> {
+    const row = page.locator(`li.approval[data-run-id="${runId}"]`);
+    await row.waitFor({ timeout: UI_WAIT_MS });
+    return row;
+  }
+
+  async function outcomeOf(row: Locator, words: string): Promise<string> {
+    await row.locator('.outcome', { hasText: words }).waitFor({ timeout: UI_WAIT_MS });
+    return (await row.locator('.outcome').textContent()) ?? '';
+  }
+
+  it("serves the client SDK's browser-safe modules to the page, and no other file of the package", async () => {
+    const get = (path: string) => fetch(server.url + path);
+    for (const path of [
+      '/inbox/lib/sdk/index.js',
+      '/inbox/lib/common/http-api.js',
+      '/inbox/lib/client/agent-stream.js',
+    ]) {
+      const answer = await get(path);
+      expect([path, answer.status, answer.headers.get('content-type')]).toEqual([
+        path,
+        200,
+        expect.stringMatching(/^text\/javascript/),
+      ]);
+    }
+    for (const path of [
+      '/inbox/lib/client/agent-client.js',
+      '/inbox/lib/server/create-server.js',
+      '/inbox/lib/sdk/index.js.map',
+      '/inbox/lib/sdk/%2e%2e/server/auth.js',
+      '/inbox/lib/../../package.json',
+    ]) {
+      expect([path, (await get(path)).status]).toEqual([path, 404]);
+    }
+  });
+
+  it('asks for a token, keeps it for the tab, and asks again when the server refuses it', async () => {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/inbox`);
+    const tokenInput = page.getByLabel('API token');
+    await tokenInput.fill('not-a-token');
+    await page.getByRole('button', { name: 'Open the inbox' }).click();
+    await page.getByText('The server refused this token.').waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.evaluate(() => sessionStorage.getItem('tollgate.token'))).toBeNull();
+
+    await tokenInput.fill(TOKEN);
+    await page.getByRole('button', { name: 'Open the inbox' }).click();
+    await page.locator('#status', { hasText: /wait/ }).waitFor({ timeout: UI_WAIT_MS });
+    await page.reload();
+    await page.locator('#status', { hasText: /wait/ }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await tokenInput.isVisible()).toBe(false);
+    await page.getByRole('button', { name: 'Forget token' }).click();
+    expect(await tokenInput.isVisible()).toBe(true);
+    expect(await page.evaluate(() => sessionStorage.getItem('tollgate.token'))).toBeNull();
+    await page.close();
+  });
+
+  it('lists a parked call and approves it: the run completes and the tool runs once', async () => {
+    const thread = uniqueId('inbox-approve');
+    const runId = await park('delete rec-approve', thread);
+    const page = await openInbox(thread);
+    expect(page.url()).not.toContain('token=');
+    expect(await page.evaluate(() => sessionStorage.getItem('tollgate.token'))).toBe(TOKEN);
+
+    const row = await rowOf(page, runId);
+    const listed = (await row.textContent()) ?? '';
+    expect(listed).toContain('delete-record');
+    expect(listed).toContain('needs approval');
+    expect(listed).toContain('"id": "rec-approve"');
+    expect(listed).toMatch(/waiting \d+ s/);
+    expect(executionsOf('rec-approve')).toHaveLength(0);
+
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const outcome = await outcomeOf(row, 'The run completed');
+    expect(outcome).toContain('Approved. The run completed (stop).');
+    expect(outcome).toContain('Result: {"done":"delete-record","id":"rec-approve"}');
+    expect(executionsOf('rec-approve')).toHaveLength(1);
+    const audit = await ops().getAuditTrail(runId);
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        type: 'decision',
+        decision: 'approved',
+        decidedBy: { id: 'alice', roles: ['ops'] },
+      }),
+    );
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('declines with a reason typed inline: the run completes and the tool never runs', async () => {
+    const thread = uniqueId('inbox-decline');
+    const runId = await park('delete rec-decline', thread);
+    const page = await openInbox(thread, '/');
+    const row = await rowOf(page, runId);
+
+    const reason = row.getByLabel('Reason (optional)');
+    expect(await reason.isVisible()).toBe(false);
+    await row.getByRole('button', { name: 'Decline', exact: true }).click();
+    expect(await reason.evaluate((input) => input === document.activeElement)).toBe(true);
+    await reason.fill('Not on a Friday');
+    await row.getByRole('button', { name: 'Confirm decline' }).click();
+    const outcome = await outcomeOf(row, 'The run completed');
+    expect(outcome).toContain('Declined (reason: Not on a Friday). The run completed (stop).');
+    expect(executionsOf('rec-decline')).toHaveLength(0);
+    const audit = await ops().getAuditTrail(runId);
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        type: 'decision',
+        decision: 'declined',
+        reason: 'Not on a Friday',
+        decidedBy: { id: 'alice', roles: ['ops'] },
+      }),
+    );
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('resumes a suspended call through the form generated from its resumeSchema', async () => {
+    const thread = uniqueId('inbox-resume');
+    const runId = await park('book a trip', thread);
+    const page = await openInbox(thread);
+    const row = await rowOf(page, runId);
+    expect(await row.textContent()).toContain('Where should Ada go?');
+    expect(await row.getByLabel('city').getAttribute('aria-describedby')).toBeTruthy();
+    expect(await row.getByText('Where to travel').count()).toBe(1);
+
+    // The browser refuses the form while a required field is empty: nothing is sent.
+    await row.getByRole('button', { name: 'Resume' }).click();
+    expect(bookings).toHaveLength(0);
+
+    await row.getByLabel('city').fill('Paris');
+    await row.getByLabel('nights').fill('3');
+    await row.getByLabel('class').selectOption({ label: 'business' });
+    await row.getByLabel('refundable').check();
+    // A property the form has no input for (an array) is typed as JSON, and checked before sending.
+    await row.getByLabel('tags (JSON)').fill('[window');
+    await row.getByRole('button', { name: 'Resume' }).click();
+    await row.locator('.error', { hasText: 'tags: not valid JSON' }).waitFor();
+    expect(bookings).toHaveLength(0);
+    await row.getByLabel('tags (JSON)').fill('["window"]');
+    await row.getByRole('button', { name: 'Resume' }).click();
+    const outcome = await outcomeOf(row, 'The run completed');
+    expect(outcome).toContain('Resumed. The run completed (stop).');
+    expect(outcome).toContain('Result: {"booked":"Paris","nights":3}');
+    expect(bookings).toEqual([
+      { city: 'Paris', nights: 3, class: 'business', refundable: true, tags: ['window'] },
+    ]);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows an approval and a suspension side by side (screenshot), and API errors inline', async () => {
+    const thread = uniqueId('inbox-both');
+    const gated = await park('delete rec-42', thread, {
+      approval: { timeout: '1 hour', quorum: 2 },
+    });
+    const suspended = await park('book a trip', thread);
+    const page = await openInbox(thread);
+    await rowOf(page, gated);
+    await rowOf(page, suspended);
+    const approvalRow = page.locator(`li.approval[data-run-id="${gated}"]`);
+    expect(await approvalRow.textContent()).toMatch(/Expires\s*in 5\d min/);
+    expect(await approvalRow.textContent()).toContain('0 of 2');
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+    // One approval of a quorum of two: the call waits again, now with alice's approval listed;
+    // alice approving twice is refused, and the refusal shows in the row.
+    await approvalRow.getByRole('button', { name: 'Approve' }).click();
+    await approvalRow
+      .locator('.facts', { hasText: '1 of 2: alice' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    expect(await approvalRow.locator('.outcome').textContent()).toContain(
+      'Approval recorded: the call waits for more approvals.',
+    );
+    await approvalRow.getByRole('button', { name: 'Approve' }).click();
+    await approvalRow
+      .locator('.error', { hasText: 'DUPLICATE_APPROVER' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    expect(executionsOf('rec-42')).toHaveLength(0);
+
+    // Resume data the schema refuses comes back as the server's error, shown in the row.
+    const resumeRow = page.locator(`li.approval[data-run-id="${suspended}"]`);
+    await resumeRow.evaluate((row) => {
+      const nights = row.querySelector<HTMLInputElement>('input[name="nights"]')!;
+      nights.removeAttribute('min');
+    });
+    await resumeRow.getByLabel('city').fill('Oslo');
+    await resumeRow.getByLabel('nights').fill('0');
+    await resumeRow.getByLabel('class').selectOption({ label: 'economy' });
+    await resumeRow.getByRole('button', { name: 'Resume' }).click();
+    await resumeRow
+      .locator('.error', { hasText: 'INVALID_RESUME_DATA' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    expect(bookings).toHaveLength(1);
+    expect(await resumeRow.getByRole('button', { name: 'Resume' }).isEnabled()).toBe(true);
+
+    // Decided elsewhere (here: in-process), the rows leave the page.
+    const decidedBy = { id: 'cleanup' };
+    await ops().declineToolCallGenerate({ runId: gated, decidedBy });
+    await ops().resumeGenerate(
+      { city: 'Rome', nights: 1, class: 'economy', refundable: false },
+      { runId: suspended },
+    );
+    await approvalRow.waitFor({ state: 'detached', timeout: UI_WAIT_MS });
+    expect(executionsOf('rec-42')).toHaveLength(0);
+    // The browser logs the refused requests (409, 422) itself; nothing else may fail.
+    expect(pageErrors.filter((error) => !/status of 4(09|22)/.test(error))).toEqual([]);
+    await page.close();
+  });
+});
