@@ -118,31 +118,11 @@ export interface ObserveBody {
 }
 
 /** One pending call in the approvals inbox. */
-export interface PendingApproval {
+export interface PendingApproval extends PendingToolCall {
   agentId: string;
   runId: string;
   threadId?: string;
   resourceId?: string;
-  toolCallId: string;
-  toolName: string;
-  args: JsonValue;
-  fingerprint: string;
-  requiresApproval: boolean;
-  suspendPayload?: JsonValue;
-  /** JSON Schema (as a JSON string) of resume data. */
-  resumeSchema: string;
-  /** When the call started waiting, ISO-8601. */
-  requestedAt: string;
-  /** For a call inside a sub-agent: the agent ids from the run's own agent down to the call's. */
-  path?: string[];
-  /** When the call's approval expires, ISO-8601. */
-  expiresAt?: string;
-  /** Who may decide, when restricted: ids or `role:<name>`. */
-  approvers?: string[];
-  /** Distinct approvals needed, when more than one. */
-  quorum?: number;
-  /** Approvals so far, for a quorum. */
-  approvals?: Array<{ id: string; at: string }>;
 }
 
 /** Query of GET `/api/approvals`; paging counts waiting runs, like `listSuspendedRuns`. */

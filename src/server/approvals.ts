@@ -18,22 +18,11 @@ export async function listApprovals(
 /** The run's waiting calls, as the listing's `pendingToolCalls` query answered them. */
 function approvalsOf(run: SuspendedRun): PendingApproval[] {
   return run.toolCalls.map((call) => ({
+    ...call,
     agentId: run.agentId,
     runId: run.runId,
     ...(run.threadId !== undefined ? { threadId: run.threadId } : {}),
     ...(run.resourceId !== undefined ? { resourceId: run.resourceId } : {}),
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    args: call.args,
-    fingerprint: call.fingerprint,
-    requiresApproval: call.requiresApproval,
-    ...(call.suspendPayload !== undefined ? { suspendPayload: call.suspendPayload } : {}),
-    resumeSchema: call.resumeSchema,
     requestedAt: call.requestedAt || run.suspendedAt,
-    ...(call.path !== undefined ? { path: call.path } : {}),
-    ...(call.expiresAt !== undefined ? { expiresAt: call.expiresAt } : {}),
-    ...(call.approvers !== undefined ? { approvers: call.approvers } : {}),
-    ...(call.quorum !== undefined ? { quorum: call.quorum } : {}),
-    ...(call.approvals !== undefined ? { approvals: call.approvals } : {}),
   }));
 }
