@@ -10,6 +10,7 @@ import { TollgateError } from './common/errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
 import { liveBus } from './live/live-bus.js';
+import type { Tracing, TracingOptions } from './telemetry/tracing.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
 
 export interface TemporalOptions {
@@ -32,6 +33,11 @@ export interface TollgateOptions {
    * `requireToolApproval: 'name'`. An unknown name gates every call.
    */
   policies?: Record<string, ToolApprovalPolicy>;
+  /**
+   * OpenTelemetry tracing of runs, model steps and tool calls (spans of one run share a trace):
+   * `{ exporter }`, e.g. an OTLP exporter. Off by default; when off, nothing is installed.
+   */
+  telemetry?: TracingOptions;
 }
 
 interface RunningWorker {
@@ -53,6 +59,8 @@ export class Tollgate {
   private policyWorker: Promise<RunningWorker> | undefined;
   private closed = false;
   private readonly lifetime = new AbortController();
+  /** Loaded only when tracing is on, so a process without it never loads OpenTelemetry. */
+  private readonly tracing: Promise<Tracing> | undefined;
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
@@ -60,6 +68,12 @@ export class Tollgate {
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
+    const telemetry = options.telemetry;
+    this.tracing = telemetry
+      ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
+      : undefined;
+    // Bad options surface from startWorker() and client(), not as an unhandled rejection.
+    this.tracing?.catch(() => undefined);
   }
 
   /** Starts the worker that runs this process's agents; resolves once it polls. */
@@ -83,6 +97,7 @@ export class Tollgate {
       bus: liveBus,
       threads: { ...DEFAULT_THREAD_SETTINGS, ...this.options.threads },
       policies: new Map(Object.entries(this.options.policies ?? {})),
+      tracing: await this.tracing,
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>
@@ -124,13 +139,22 @@ export class Tollgate {
     await Promise.allSettled(workers.map((w) => w.running));
     await (await this.nativeConnection?.catch(() => undefined))?.close();
     await (await this.clientPromise?.catch(() => undefined))?.connection.close();
+    await (await this.tracing?.catch(() => undefined))?.shutdown();
   }
 
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
-    this.clientPromise ??= Connection.connect({ address: this.address }).then(
-      (connection) => new Client({ connection, namespace: this.namespace }),
+    this.clientPromise ??= Promise.all([
+      Connection.connect({ address: this.address }),
+      this.tracing,
+    ]).then(
+      ([connection, tracing]) =>
+        new Client({
+          connection,
+          namespace: this.namespace,
+          ...(tracing ? { interceptors: tracing.clientInterceptors } : {}),
+        }),
       (error: unknown) => {
         // A server that was down must not stay down for this runtime: the next call tries again.
         this.clientPromise = undefined;
@@ -152,6 +176,7 @@ export class Tollgate {
         namespace: this.namespace,
         taskQueue: this.policyQueue,
         policies: this.policies,
+        tracing: await this.tracing,
       });
       const running = worker.run();
       running.catch((error: unknown) => console.error('[tollgate] policy worker stopped:', error));

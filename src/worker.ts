@@ -15,14 +15,30 @@ import {
 import type { ThreadSettings } from './activities/memory.js';
 import type { ToolApprovalPolicy } from './definitions/agent.js';
 import type { LiveBus } from './live/live-bus.js';
+import type { Tracing } from './telemetry/tracing.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
-/** The workflow code, bundled once per process: every worker of the process shares it. */
-export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+/**
+ * The workflow code, bundled once per process and set of interceptor modules: every worker of the
+ * process shares it. The default bundle has no interceptors (tracing adds its own).
+ */
+export function workflowBundle(
+  options: { interceptorModules?: string[] } = {},
+): Promise<WorkflowBundleWithSourceMap> {
+  const modules = options.interceptorModules ?? [];
+  const key = modules.join('\n');
+  let bundle = bundles.get(key);
+  if (!bundle) {
+    bundle = bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      workflowInterceptorModules: modules,
+      logger: quietBundlerLogger,
+    });
+    bundles.set(key, bundle);
+  }
   return bundle;
 }
 
@@ -44,16 +60,21 @@ export interface AgentWorkerOptions {
   bus: LiveBus;
   threads: ThreadSettings;
   policies: ReadonlyMap<string, ToolApprovalPolicy>;
+  /** OpenTelemetry interceptors and sinks; none when tracing is off. */
+  tracing?: Tracing;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { client } = options;
+  const { client, tracing } = options;
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await workflowBundle(),
+    workflowBundle: await workflowBundle(
+      tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {},
+    ),
+    ...(tracing ? { interceptors: tracing.workerInterceptors, sinks: tracing.sinks } : {}),
     activities: createActivities({
       agents: options.agents,
       bus: options.bus,
@@ -70,11 +91,13 @@ export function createPolicyWorker(options: {
   namespace: string;
   taskQueue: string;
   policies: RequestPolicyRegistry;
+  tracing?: Tracing;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createRequestPolicyActivities(options.policies),
+    ...(options.tracing ? { interceptors: options.tracing.workerInterceptors } : {}),
   });
 }

@@ -1,7 +1,8 @@
 /**
- * Recorded histories of real runs (test/fixtures/histories, made by test/support/record-history.ts)
- * must replay against today's `agentRun`: a change that breaks them would break every run that is
- * in flight when a worker is upgraded.
+ * Recorded histories of real executions (test/fixtures/histories, made by
+ * test/support/record-history.ts) must replay against today's workflow code, `agentRun` and
+ * `agentThread` alike: a change that breaks them would break every run that is in flight when a
+ * worker is upgraded.
  */
 import { describe, expect, it } from '@jest/globals';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
@@ -16,22 +17,94 @@ import { workflowBundle } from '../src/worker.js';
 const FIXTURES_DIR = fileURLToPath(new URL('../../test/fixtures/histories/', import.meta.url));
 const CHANGED_WORKFLOW = fileURLToPath(new URL('./support/changed-workflow.js', import.meta.url));
 
-/** Decisions (accepted updates) each recording holds, so the replays cover the decision path. */
-const EXPECTED_DECISIONS: Record<string, number> = {
-  approved: 1,
-  declined: 1,
-  'parallel-decided-in-reverse': 2,
+/** What each recording must show, so a replay covers the path its name promises. */
+interface Expected {
+  type: 'agentRun' | 'agentThread';
+  /**
+   * The execution's last event: how it ended, or `open` for one still running whose last workflow
+   * task completed (a history cut off before that would not replay to the end).
+   */
+  ends: 'COMPLETED' | 'CONTINUED_AS_NEW' | 'open';
+  /** Accepted updates: decisions sent as updates. */
+  updates?: number;
+  /** Signals: decisions forwarded to sub-agent runs, child status, thread appends. */
+  signals?: number;
+  /** Fired timers: approval deadlines. */
+  timers?: number;
+  /** Sub-agent runs started as child workflows. */
+  children?: number;
+}
+
+const EXPECTED: Record<string, Expected> = {
+  approved: { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  declined: { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  'parallel-decided-in-reverse': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
+  'suspend-resumed': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  'supervisor-approved': {
+    type: 'agentRun',
+    ends: 'COMPLETED',
+    updates: 1,
+    signals: 3,
+    children: 1,
+  },
+  'supervisor-approved-ops-child': { type: 'agentRun', ends: 'COMPLETED', signals: 3, children: 1 },
+  'supervisor-approved-db-grandchild': { type: 'agentRun', ends: 'COMPLETED', signals: 1 },
+  'memory-first': { type: 'agentRun', ends: 'COMPLETED' },
+  'memory-second': { type: 'agentRun', ends: 'COMPLETED' },
+  'memory-thread-continued-as-new': { type: 'agentThread', ends: 'CONTINUED_AS_NEW', signals: 2 },
+  'memory-thread-after-continue-as-new': { type: 'agentThread', ends: 'open', signals: 1 },
+  'approval-expired': { type: 'agentRun', ends: 'COMPLETED', timers: 1 },
+  'quorum-of-two': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
+  'approved-with-edited-args': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
 };
+
+interface FixtureEvent {
+  eventType?: string;
+  workflowExecutionStartedEventAttributes?: {
+    workflowType?: { name?: string };
+    workflowId?: string;
+    continuedExecutionRunId?: string;
+  };
+}
 
 const fixtures = readdirSync(FIXTURES_DIR)
   .filter((file) => file.endsWith('.json'))
   .map((file) => file.slice(0, -'.json'.length))
   .sort();
 
-function readFixture(name: string): { events: Array<{ eventType?: string }> } {
+function readFixture(name: string): { events: FixtureEvent[] } {
   return JSON.parse(readFileSync(join(FIXTURES_DIR, `${name}.json`), 'utf8')) as {
-    events: Array<{ eventType?: string }>;
+    events: FixtureEvent[];
   };
+}
+
+/** The workflow type and id, from the history's first event (`WorkflowExecutionStarted`). */
+function startOf(name: string): { type: string; workflowId: string } {
+  const started = readFixture(name).events[0]?.workflowExecutionStartedEventAttributes;
+  return { type: started?.workflowType?.name ?? '', workflowId: started?.workflowId ?? name };
+}
+
+function shapeOf(name: string): Expected {
+  const types = readFixture(name).events.map((event) =>
+    (event.eventType ?? '').replace('EVENT_TYPE_', ''),
+  );
+  const count = (type: string) => types.filter((t) => t === type).length;
+  const last = types.at(-1) ?? '';
+  const shape: Expected = {
+    type: startOf(name).type as Expected['type'],
+    ends: (last === 'WORKFLOW_TASK_COMPLETED'
+      ? 'open'
+      : last.replace('WORKFLOW_EXECUTION_', '')) as Expected['ends'],
+  };
+  const counts = {
+    updates: count('WORKFLOW_EXECUTION_UPDATE_ACCEPTED'),
+    signals: count('WORKFLOW_EXECUTION_SIGNALED'),
+    timers: count('TIMER_FIRED'),
+    children: count('START_CHILD_WORKFLOW_EXECUTION_INITIATED'),
+  };
+  for (const [key, value] of Object.entries(counts))
+    if (value > 0) Object.assign(shape, { [key]: value });
+  return shape;
 }
 
 const silent = {
@@ -43,25 +116,28 @@ const silent = {
   error: () => undefined,
 };
 
-describe('recorded agentRun histories', () => {
-  it('are the approved, declined and parallel-decided-in-reverse runs, each completed after its decisions', () => {
-    expect(fixtures).toEqual(Object.keys(EXPECTED_DECISIONS).sort());
-    for (const name of fixtures) {
-      const types = readFixture(name).events.map((event) => event.eventType);
-      expect([name, types.at(-1)]).toEqual([name, 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED']);
-      expect([
-        name,
-        types.filter((type) => type === 'EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED').length,
-      ]).toEqual([name, EXPECTED_DECISIONS[name]]);
-    }
+describe('recorded workflow histories', () => {
+  it('are exactly the described recordings, each showing the path its name promises', () => {
+    expect(fixtures).toEqual(Object.keys(EXPECTED).sort());
+    for (const name of fixtures) expect([name, shapeOf(name)]).toEqual([name, EXPECTED[name]]);
+  });
+
+  it('include an agentThread execution that continued as new and the execution after it', () => {
+    const after = readFixture('memory-thread-after-continue-as-new').events[0];
+    const before = startOf('memory-thread-continued-as-new');
+    expect(after?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toEqual(
+      expect.any(String),
+    );
+    expect(startOf('memory-thread-after-continue-as-new').workflowId).toBe(before.workflowId);
   });
 
   it.each(fixtures)(
-    '%s replays against the current agentRun without a determinism violation',
+    '%s replays against the current workflow code without a determinism violation',
     async (name) => {
+      const { workflowId } = startOf(name);
       const history = historyFromJSON(readFixture(name));
       await expect(
-        Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, name),
+        Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId),
       ).resolves.toBeUndefined();
     },
   );

@@ -1,133 +1,85 @@
 /**
- * Records the event histories that `test/replay.test.ts` replays. Not a test: run it by hand, and
- * only when `agentRun` changes on purpose (see test/fixtures/histories/README.md):
+ * Records the event histories that `test/replay.test.ts` replays. Not a test: run it by hand (see
+ * test/fixtures/histories/README.md for when):
  *
  *   node_modules/.bin/tsc -p tsconfig.json && node_modules/.bin/node dist/test/support/record-history.js
  *
- * It starts its own dev server on a throwaway database, hosts an agent with a scripted model and a
- * gated tool, drives one run per scenario, and writes each run's full history as proto JSON to
- * `test/fixtures/histories/<name>.json`.
+ * Without arguments it records only the scenarios whose fixtures are missing, so existing
+ * fixtures (histories of older workflow code) are kept. Name fixtures to re-record their
+ * scenarios, or pass `--all`.
+ *
+ * It starts its own dev server on a throwaway database, hosts the agents of `history-agents.ts`
+ * (scripted models), plays the scenarios of `history-scenarios.ts` and writes each recorded
+ * workflow execution's full history as proto JSON to `test/fixtures/histories/<name>.json`.
  */
 import './quiet-runtime.js';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDevServer } from '../../src/devserver/index.js';
-import { Tollgate, type AgentClient } from '../../src/index.js';
-import type { TurnPicker } from '../../src/testing/scripted-model.js';
-import { chunksOf, recordingTool, testAgent, uniqueQueue } from './harness.js';
+import { Tollgate } from '../../src/index.js';
+import { uniqueQueue } from './harness.js';
+import { AGENTS, THREAD_HISTORY_LIMIT } from './history-agents.js';
+import { playScenario, SCENARIOS, type Recording, type Scenario } from './history-scenarios.js';
 
 /** The source tree's fixture folder, found from `dist/test/support/`. */
 const FIXTURES_DIR = fileURLToPath(new URL('../../../test/fixtures/histories/', import.meta.url));
-const AGENT_ID = 'history-agent';
 
-/** One call for a plain prompt, two parallel calls when the prompt says "both"; "Done." after tool results. */
-const pickTurn: TurnPicker = (prompt) => {
-  if (prompt.at(-1)?.role === 'tool') return { text: 'Done.' };
-  const user = prompt.find((message) => message.role === 'user');
-  const said = JSON.stringify(user?.content ?? '');
-  if (said.includes('both')) {
-    return {
-      text: 'Deleting both.',
-      toolCalls: [
-        { toolCallId: 'call_a', toolName: 'delete-record', args: { id: 'a' } },
-        { toolCallId: 'call_b', toolName: 'delete-record', args: { id: 'b' } },
-      ],
-    };
-  }
-  return {
-    text: 'Deleting it.',
-    toolCalls: [{ toolCallId: 'call_1', toolName: 'delete-record', args: { id: 'r1' } }],
-  };
-};
+const fixtureFile = (name: string) => join(FIXTURES_DIR, `${name}.json`);
 
-interface Scenario {
-  /** Fixture file name and run id; the replay test passes it back as the workflow id. */
-  name: string;
-  prompt: string;
-  /** Decides the run's gated calls, draining each stretch of the stream. */
-  decide(agent: AgentClient, runId: string): Promise<void>;
-  /** How many times the tool must have run, so a wrong recording fails here rather than later. */
-  executions: number;
+/** The scenarios the command line asks for: named ones, all, or those with a missing fixture. */
+function selectScenarios(args: string[]): Scenario[] {
+  if (args.includes('--all')) return SCENARIOS;
+  if (args.length === 0)
+    return SCENARIOS.filter((s) => s.fixtures.some((name) => !existsSync(fixtureFile(name))));
+  const known = SCENARIOS.flatMap((s) => s.fixtures);
+  const unknown = args.filter((name) => !known.includes(name));
+  if (unknown.length > 0)
+    throw new Error(`Unknown fixture(s): ${unknown.join(', ')}. Known: ${known.join(', ')}.`);
+  return SCENARIOS.filter((s) => s.fixtures.some((name) => args.includes(name)));
 }
 
-const SCENARIOS: Scenario[] = [
-  {
-    name: 'approved',
-    prompt: 'Delete record r1',
-    executions: 1,
-    decide: async (agent, runId) => {
-      await chunksOf(await agent.approveToolCall({ runId, toolCallId: 'call_1' }));
-    },
-  },
-  {
-    name: 'declined',
-    prompt: 'Delete record r1',
-    executions: 0,
-    decide: async (agent, runId) => {
-      await chunksOf(await agent.declineToolCall({ runId, toolCallId: 'call_1' }));
-    },
-  },
-  {
-    name: 'parallel-decided-in-reverse',
-    prompt: 'Delete both records a and b',
-    executions: 1,
-    decide: async (agent, runId) => {
-      await chunksOf(await agent.approveToolCall({ runId, toolCallId: 'call_b' }));
-      await chunksOf(
-        await agent.declineToolCall({ runId, toolCallId: 'call_a', reason: 'Keep record a' }),
-      );
-    },
-  },
-];
-
-async function record(
-  tollgate: Tollgate,
-  executions: unknown[],
-  scenario: Scenario,
-): Promise<string> {
-  const agent = tollgate.getAgent(AGENT_ID);
-  const before = executions.length;
-  const stream = await agent.stream(scenario.prompt, { runId: scenario.name });
-  await chunksOf(stream);
-  if ((await stream.finishReason) !== 'suspended')
-    throw new Error(`${scenario.name}: the run did not wait for a decision.`);
-  await scenario.decide(agent, stream.runId);
-
-  const handle = (await tollgate.client()).workflow.getHandle(stream.runId);
-  await handle.result();
-  const ran = executions.length - before;
-  if (ran !== scenario.executions)
-    throw new Error(
-      `${scenario.name}: the tool ran ${ran} time(s), expected ${scenario.executions}.`,
-    );
-
+async function write(tollgate: Tollgate, recording: Recording): Promise<string> {
+  const client = await tollgate.client();
+  const handle = client.workflow.getHandle(recording.workflowId, recording.runId);
   const json = `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 2)}\n`;
-  const file = join(FIXTURES_DIR, `${scenario.name}.json`);
+  const file = fixtureFile(recording.name);
   await writeFile(file, json);
   return `${file} (${json.length} bytes)`;
 }
 
 async function main(): Promise<void> {
+  const scenarios = selectScenarios(process.argv.slice(2));
+  if (scenarios.length === 0) {
+    console.log('Every fixture exists; name fixtures (or pass --all) to re-record them.');
+    return;
+  }
   const dbDir = await mkdtemp(join(tmpdir(), 'tollgate-record-'));
   const server = await startDevServer({ dbFile: join(dbDir, 'dev-server.db') });
-  const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const { agent } = testAgent(AGENT_ID, [deleteRecord.tool], pickTurn);
   const tollgate = new Tollgate({
-    agents: { [AGENT_ID]: agent },
+    agents: Object.fromEntries(AGENTS.map((agent) => [agent.id, agent])),
     temporal: {
       address: server.address,
       namespace: server.namespace,
       taskQueue: uniqueQueue('record-history'),
     },
+    threads: { historyLimit: THREAD_HISTORY_LIMIT },
   });
   try {
     await tollgate.startWorker();
     await mkdir(FIXTURES_DIR, { recursive: true });
-    for (const scenario of SCENARIOS) {
-      console.log(`recorded ${await record(tollgate, deleteRecord.executions, scenario)}`);
+    for (const scenario of scenarios) {
+      const recordings = await playScenario(scenario, tollgate);
+      const names = recordings.map((r) => r.name);
+      if (JSON.stringify(names) !== JSON.stringify(scenario.fixtures))
+        throw new Error(
+          `Scenario recorded ${names.join(', ')}, not ${scenario.fixtures.join(', ')}.`,
+        );
+      for (const recording of recordings)
+        console.log(`recorded ${await write(tollgate, recording)}`);
     }
   } finally {
     await tollgate.shutdown();

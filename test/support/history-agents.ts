@@ -1,0 +1,154 @@
+/**
+ * The agents whose runs `record-history.ts` records (see `history-scenarios.ts`): scripted models
+ * with fixed tool call ids, so every recording is reproducible, and tools that log each execution
+ * so the scenarios can check what ran.
+ */
+import { z } from 'zod';
+import { Agent, createTool, type ApprovalPolicy } from '../../src/index.js';
+import { scriptedModel, type TurnPicker } from '../../src/testing/scripted-model.js';
+import { testAgent } from './harness.js';
+
+type Prompt = Parameters<TurnPicker>[0];
+
+/** Tool executions since the last `forgetExecutions()`, by tool and `id` argument. */
+const executed: Array<{ tool: string; id: string }> = [];
+
+export function forgetExecutions(): void {
+  executed.length = 0;
+}
+
+/** How often `tool` ran with `{ id }` since the last `forgetExecutions()`. */
+export function ranTimes(tool: string, id: string): number {
+  return executed.filter((e) => e.tool === tool && e.id === id).length;
+}
+
+function textOf(prompt: Prompt, index: number): string {
+  return JSON.stringify(prompt.at(index)?.content ?? '');
+}
+
+function toolResults(prompt: Prompt): string[] {
+  const last = prompt.at(-1);
+  if (last?.role !== 'tool') return [];
+  return last.content.map((part) => {
+    const value = (part as { output: { value: unknown } }).output.value;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** A gated tool, with optional `approval` rules, that records its executions. */
+function governedTool(id: string, approval?: ApprovalPolicy) {
+  return createTool({
+    id,
+    description: `Test tool ${id}`,
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    ...(approval ? { approval } : {}),
+    execute: async (input: { id: string }) => {
+      executed.push({ tool: id, id: input.id });
+      return { done: input.id };
+    },
+  });
+}
+
+/** The first recordings' agent: one gated `delete-record` call, two when the prompt says "both". */
+const pickDelete: TurnPicker = (prompt) => {
+  if (prompt.at(-1)?.role === 'tool') return { text: 'Done.' };
+  const said = JSON.stringify(prompt.find((message) => message.role === 'user')?.content ?? '');
+  if (said.includes('both')) {
+    return {
+      text: 'Deleting both.',
+      toolCalls: [
+        { toolCallId: 'call_a', toolName: 'delete-record', args: { id: 'a' } },
+        { toolCallId: 'call_b', toolName: 'delete-record', args: { id: 'b' } },
+      ],
+    };
+  }
+  return {
+    text: 'Deleting it.',
+    toolCalls: [{ toolCallId: 'call_1', toolName: 'delete-record', args: { id: 'r1' } }],
+  };
+};
+const historyAgent = testAgent('history-agent', [governedTool('delete-record')], pickDelete).agent;
+
+const weather = createTool({
+  id: 'get-weather',
+  inputSchema: z.object({ location: z.string().optional() }),
+  suspendSchema: z.object({ question: z.string() }),
+  resumeSchema: z.object({ city: z.string() }),
+  execute: async (input, context) => {
+    const city = context.agent.resumeData?.city ?? input.location;
+    executed.push({ tool: 'get-weather', id: city ?? '(asked)' });
+    if (!city) return await context.agent.suspend({ question: 'Which city?' });
+    return { weather: `sunny in ${city}` };
+  },
+});
+const weatherAgent = testAgent('history-weather', [weather], (prompt) =>
+  prompt.at(-1)?.role === 'tool'
+    ? { text: toolResults(prompt).join(' / ') }
+    : { toolCalls: [{ toolCallId: 'call_weather', toolName: 'get-weather', args: {} }] },
+).agent;
+
+/** Hands "drop <id>" to `tool` with a fixed call id, then wraps what came back in `prefix[...]`. */
+function delegating(prefix: string, tool: string, toolCallId: string): TurnPicker {
+  return (prompt) => {
+    const got = toolResults(prompt);
+    if (got.length > 0) return { text: `${prefix}[${got.join(' + ')}]` };
+    const id = /drop ([\w-]+)/.exec(textOf(prompt, -1))?.[1] ?? 'none';
+    const args = tool.startsWith('agent-') ? { message: `drop ${id}` } : { id };
+    return { toolCalls: [{ toolCallId, toolName: tool, args }] };
+  };
+}
+const dropTable = governedTool('drop-table');
+const dbAgent = new Agent({
+  id: 'history-db',
+  description: 'Drops tables',
+  model: scriptedModel(delegating('DB', 'drop-table', 'call_drop'), 'history-db'),
+  tools: { dropTable },
+});
+const opsAgent = new Agent({
+  id: 'history-ops',
+  description: 'Runs operations',
+  model: scriptedModel(delegating('Ops', 'agent-db', 'call_db'), 'history-ops'),
+  agents: { db: dbAgent },
+});
+const supervisorAgent = new Agent({
+  id: 'history-supervisor',
+  model: scriptedModel(delegating('Sup', 'agent-ops', 'call_ops'), 'history-supervisor'),
+  agents: { ops: opsAgent },
+});
+
+/** Names the user from an earlier "my name is X", or counts the user messages it has seen. */
+const pickMemory: TurnPicker = (prompt) => {
+  const texts = prompt.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content));
+  if (/what is my name/i.test(texts.at(-1) ?? '')) {
+    const name = texts
+      .map((t) => /my name is (\w+)/i.exec(t)?.[1])
+      .filter(Boolean)
+      .at(-1);
+    return { text: name ? `You are ${name}.` : 'I do not know your name.' };
+  }
+  return { text: `Noted (${texts.length} user messages so far).` };
+};
+const memoryAgent = testAgent('history-memory', [], pickMemory).agent;
+
+/** "<tool> <id>" calls that tool with `{ id }` (call id `call_1`); then it reports the result. */
+const pickNamed: TurnPicker = (prompt) => {
+  if (prompt.at(-1)?.role === 'tool') return { text: `Got: ${toolResults(prompt).join(' / ')}` };
+  const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(textOf(prompt, -1)) ?? [];
+  return { toolCalls: [{ toolCallId: 'call_1', toolName: tool!, args: { id: id! } }] };
+};
+const governedAgent = testAgent(
+  'history-governed',
+  [
+    governedTool('expiring', { timeout: 1000 }),
+    governedTool('transfer', { quorum: 2 }),
+    governedTool('edit-record'),
+  ],
+  pickNamed,
+).agent;
+
+/** Every agent the scenarios run; sub-agents are hosted through their supervisor. */
+export const AGENTS = [historyAgent, weatherAgent, supervisorAgent, memoryAgent, governedAgent];
+
+/** A small thread history limit, so the memory scenario sees its thread continue as new. */
+export const THREAD_HISTORY_LIMIT = 8;
