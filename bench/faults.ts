@@ -24,6 +24,7 @@ import { environmentFacts } from './environment.js';
 import { analyse, chaosLines, historyExcerpt } from './faults/analysis.js';
 import { FAULT_AGENT_ID, RUN_KINDS, type RunKind } from './faults/agent.js';
 import { FaultCluster } from './faults/cluster.js';
+import { replayAll } from './faults/replay.js';
 import {
   HTTP_IDENTITIES,
   resolveFromAudit,
@@ -202,6 +203,13 @@ async function main(): Promise<number> {
       resolveFromAudit(run.attempts, entries);
     }
     const findings = analyse(runs, readJournal(cluster.journalFile), audits);
+    progress('replaying every closed run against the workflow code');
+    const closedRuns = runs.filter((run) => run.status !== undefined).map((run) => run.runId);
+    const replay = await replayAll(await client(), closedRuns);
+    for (const failure of replay.failures) {
+      findings.violations.push(`${failure.runId}: its history does not replay: ${failure.error}`);
+      findings.suspects.add(failure.runId);
+    }
     const facts = await environmentFacts(cliPath);
     const wallMs = performance.now() - wallStart;
 
@@ -213,6 +221,8 @@ async function main(): Promise<number> {
       `load average (1/5/15 min): ${loadAtStart} at start, ${loadAverage()} at the end, highest 1-min ${maxLoad.toFixed(2)}`,
       '',
       ...findings.lines,
+      `histories replayed against the workflow code: ${replay.replayed}, nondeterministic ${replay.failures.length}` +
+        replay.failures.map((f) => `\n    ${f.runId}: ${f.error}`).join(''),
       ...chaosLines(cluster),
       `client streams followed: ${context.streams.ended} ended normally, ${context.streams.broke} broke` +
         (context.streams.broke > 0
@@ -224,7 +234,7 @@ async function main(): Promise<number> {
       '',
       `RESULT: started ${findings.started}, completed ${findings.completed}, lost ${findings.lost.length}, ` +
         `effects executed twice ${findings.duplicateLogical.length}, ` +
-        `violations ${findings.violations.length}` +
+        `histories that do not replay ${replay.failures.length}, violations ${findings.violations.length}` +
         (findings.notStarted.length > 0 ? `, never started ${findings.notStarted.length}` : ''),
     ];
     const problems = runs.filter((run) => run.problems.length > 0);

@@ -95,6 +95,10 @@ export function analyse(
     if (run.kind === 'stream') expectEffect(run, 'note');
     if (run.kind === 'slow' || run.kind === 'combo') expectEffect(run, 'slow-effect');
     if (!run.call) continue;
+    if (!audits.has(run.runId)) {
+      flag(run.runId, 'its audit trail could not be read (the query replays the run)');
+      continue;
+    }
     const key = `${run.runId}:${run.call.toolCallId}`;
     const applied = appliedDecisions(audits.get(run.runId) ?? [], run.call.toolCallId);
     if (applied.length !== 1) {
@@ -120,6 +124,7 @@ export function analyse(
   // What callers were told against what the audit trail says.
   const attempts = runs.flatMap((run) => run.attempts);
   for (const attempt of attempts) {
+    if (attempt.audit === undefined) continue; // no audit trail: flagged above
     const where = `${attempt.kind} by ${attempt.who} on ${attempt.toolCallId}`;
     if (attempt.said === 'accepted' && attempt.audit !== 'applied')
       flag(
@@ -157,7 +162,7 @@ export function analyse(
           `refusals no race explains (the caller was told something other than ${EXPECTED_REFUSALS.join(', ')}):`,
           ...odd.map(
             (a) =>
-              `  ${a.kind} by ${a.who} on ${a.runId}/${a.toolCallId}: ${a.code}: ${a.error} (audit: ${a.audit})`,
+              `  ${a.kind} by ${a.who} on ${a.runId}/${a.toolCallId} at ${clock(a.answeredAt)}: ${a.code}: ${a.error} (audit: ${a.audit})`,
           ),
         ]
       : []),
@@ -220,13 +225,20 @@ export function chaosLines(cluster: FaultCluster): string[] {
       `during a tool execution ${during((k) => k.inFlight.tools.length > 0)}, ` +
       `with nothing in flight (only parked/cached runs) ${during((k) => k.inFlight.models.length + k.inFlight.tools.length === 0)}; ` +
       `runs parked on a decision at the kills: ${kills.reduce((sum, k) => sum + k.parkedRuns, 0)} in all`,
+    `workers that died or stopped polling by themselves (each replaced): ${cluster.failures.length}` +
+      cluster.failures
+        .map(
+          (f) =>
+            `\n    ${f.worker} (pid ${f.pid}) ${f.how}: ${f.output.replace(/\s+/g, ' ').slice(0, 400)}`,
+        )
+        .join(''),
     `worker (re)starts to READY: ${ready.length} starts, median ${ready.length ? seconds(median(ready)) : '-'}, max ${ready.length ? seconds(Math.max(...ready)) : '-'}`,
     `Temporal server restarts: ${cluster.restarts.filter((r) => r.reason === 'planned').length} planned ` +
-      `(down ${
+      `(${
         cluster.restarts
           .filter((r) => r.reason === 'planned')
-          .map((r) => seconds(r.downMs))
-          .join(', ') || '-'
+          .map((r) => `stopped at ${clock(r.at)}, down ${seconds(r.downMs)}`)
+          .join('; ') || '-'
       })` +
       unplanned(cluster),
   ];
@@ -264,6 +276,10 @@ export async function historyExcerpt(client: Client, runId: string, last = 25): 
   } catch (error) {
     return [`    (history unavailable: ${String(error)})`];
   }
+}
+
+function clock(at: number | undefined): string {
+  return at === undefined ? '?' : new Date(at).toISOString().slice(11, 23);
 }
 
 function countBy<T>(items: T[], key: (item: T) => string): Map<string, number> {

@@ -26,10 +26,26 @@ export interface KillRecord {
   parkedRuns: number;
 }
 
+/** A worker that ended, or stopped polling, without being killed by the benchmark. */
+export interface WorkerFailure {
+  at: number;
+  worker: string;
+  pid: number;
+  how: string;
+  output: string;
+}
+
+/** Tollgate's line when its agent worker's `run()` fails: the process lives on, polling nothing. */
+const WORKER_STOPPED = '[tollgate] agent worker stopped';
+
 export class FaultCluster {
   server!: RestartableServer;
   readonly workers: ChildWorker[] = [];
   readonly kills: KillRecord[] = [];
+  /** Workers that died or stopped polling by themselves; each was replaced. */
+  readonly failures: WorkerFailure[] = [];
+  private readonly killedByUs = new Set<ChildWorker>();
+  private closing = false;
   /** Worker start to READY, ms, for every worker started. */
   readonly readyMs: number[] = [];
   private generation = 0;
@@ -66,6 +82,7 @@ export class FaultCluster {
   async kill(slot: number, parkedRuns: number): Promise<KillRecord> {
     const victim = this.workers[slot]!;
     const inFlight = inFlightOf(readJournal(this.journalFile), victim.pid);
+    this.killedByUs.add(victim);
     victim.child.kill('SIGKILL');
     await victim.exited;
     const record: KillRecord = {
@@ -102,6 +119,7 @@ export class FaultCluster {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.workers.map((worker) => worker.stop('SIGTERM', 12_000)));
     await this.server?.stop();
   }
@@ -122,7 +140,40 @@ export class FaultCluster {
       () => this.readyMs.push(worker.readyAt! - worker.startedAt),
       () => undefined,
     );
+    // A worker whose run() failed keeps its process: end it, so the exit below replaces it.
+    worker.onOutput = (text) => {
+      if (text.includes(WORKER_STOPPED) && worker.alive) {
+        this.failures.push({
+          at: Date.now(),
+          worker: worker.name,
+          pid: worker.pid,
+          how: 'stopped polling (process alive)',
+          output: worker.recentOutput(),
+        });
+        this.killedByUs.add(worker);
+        worker.child.kill('SIGKILL');
+        this.replaceLater(slot, worker);
+      }
+    };
+    void worker.exited.then((how) => {
+      if (this.killedByUs.has(worker) || this.closing) return;
+      this.failures.push({
+        at: Date.now(),
+        worker: worker.name,
+        pid: worker.pid,
+        how: `exited by itself (${how})`,
+        output: worker.recentOutput(),
+      });
+      this.replaceLater(slot, worker);
+    });
     return worker;
+  }
+
+  /** Starts a replacement for `worker` in `slot` a second later, unless it was replaced already. */
+  private replaceLater(slot: number, worker: ChildWorker): void {
+    setTimeout(() => {
+      if (!this.closing && this.workers[slot] === worker) this.workers[slot] = this.spawn(slot);
+    }, 1000);
   }
 }
 

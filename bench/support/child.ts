@@ -32,6 +32,8 @@ export class ChildWorker {
   readonly startedAt = Date.now();
   readyAt: number | undefined;
   private output = '';
+  /** Called with each chunk of the child's stdout and stderr. */
+  onOutput: ((text: string) => void) | undefined;
   private readonly ready: Promise<void>;
   private nextId = 0;
   private readonly answers = new Map<number, (usage: NodeJS.MemoryUsage) => void>();
@@ -43,7 +45,10 @@ export class ChildWorker {
     });
     living.add(this.child);
     for (const stream of [this.child.stdout!, this.child.stderr!])
-      stream.on('data', (data: Buffer) => (this.output = (this.output + data).slice(-8000)));
+      stream.on('data', (data: Buffer) => {
+        this.output = (this.output + data).slice(-8000);
+        this.onOutput?.(String(data));
+      });
     this.exited = new Promise((resolve) =>
       this.child.once('exit', (code, signal) => {
         living.delete(this.child);
@@ -135,6 +140,11 @@ export class ChildWorker {
     timer.abort();
     this.answers.delete(id);
     return result;
+  }
+
+  /** The last `chars` characters the child printed. */
+  recentOutput(chars = 600): string {
+    return this.output.slice(-chars).trim();
   }
 
   describe(): string {
