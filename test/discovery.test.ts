@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { z } from 'zod';
-import { createTool, type Tollgate } from '../src/index.js';
+import type { Tollgate } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { eventually, hostAgents, recordingTool, testAgent, uniqueId } from './support/harness.js';
+import {
+  eventually,
+  hostAgents,
+  recordingTool,
+  testAgent,
+  uniqueId,
+  askUserTool,
+} from './support/harness.js';
 
 /** "delete <id>" calls the gated tool; "ask" calls the suspending tool; anything else answers. */
 const byPrompt: TurnPicker = (prompt) => {
@@ -17,15 +23,7 @@ const byPrompt: TurnPicker = (prompt) => {
 
 describe('rediscovery from Temporal alone (SPEC §9) and Temporal UI visibility', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const askUser = createTool({
-    id: 'ask-user',
-    inputSchema: z.object({}),
-    resumeSchema: z.object({ answer: z.string() }),
-    execute: async (_input, context) =>
-      context.agent.resumeData
-        ? { answer: context.agent.resumeData.answer }
-        : context.agent.suspend({ question: 'Why?' }),
-  });
+  const askUser = askUserTool();
   const { agent } = testAgent('inbox-agent', [deleteRecord.tool, askUser], byPrompt);
   const { agent: other } = testAgent('other-agent', [deleteRecord.tool], byPrompt);
   const thread = uniqueId('thread');

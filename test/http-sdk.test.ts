@@ -7,7 +7,14 @@ import { createTool, type Chunk, type Tollgate } from '../src/index.js';
 import { TollgateClient, TollgateHttpError, type AgentStream } from '../src/sdk/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { eventually, hostAgents, recordingTool, testAgent, uniqueId } from './support/harness.js';
+import {
+  eventually,
+  hostAgents,
+  recordingTool,
+  testAgent,
+  uniqueId,
+  askUserTool,
+} from './support/harness.js';
 
 /** "delete a,b" calls the gated tool once per id, "ask" the suspending tool, "wait" the slow one. */
 const byPrompt: TurnPicker = (prompt) => {
@@ -40,15 +47,7 @@ describe('the client SDK against a running server', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
   let release: () => void = () => undefined;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const askUser = createTool({
-    id: 'ask-user',
-    inputSchema: z.object({}),
-    resumeSchema: z.object({ answer: z.string() }),
-    execute: async (_input, context) =>
-      context.agent.resumeData
-        ? { answer: context.agent.resumeData.answer }
-        : context.agent.suspend({ question: 'Why?' }),
-  });
+  const askUser = askUserTool();
   const waitAWhile = createTool({
     id: 'wait-a-while',
     inputSchema: z.object({}),

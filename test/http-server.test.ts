@@ -2,12 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { createTool, type Chunk, type Tollgate } from '../src/index.js';
+import type { Chunk, Tollgate } from '../src/index.js';
 import { SseParser, type SseEvent } from '../src/sdk/sse-parser.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { eventually, hostAgents, recordingTool, testAgent, uniqueId } from './support/harness.js';
+import {
+  eventually,
+  hostAgents,
+  recordingTool,
+  testAgent,
+  uniqueId,
+  askUserTool,
+} from './support/harness.js';
 
 /** "delete <id>" calls the gated tool, "ask" the suspending one; anything else answers. */
 const byPrompt: TurnPicker = (prompt) => {
@@ -36,15 +42,7 @@ interface Answer {
 
 describe('the HTTP API', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const askUser = createTool({
-    id: 'ask-user',
-    inputSchema: z.object({}),
-    resumeSchema: z.object({ answer: z.string() }),
-    execute: async (_input, context) =>
-      context.agent.resumeData
-        ? { answer: context.agent.resumeData.answer }
-        : context.agent.suspend({ question: 'Why?' }),
-  });
+  const askUser = askUserTool();
   const tools = [deleteRecord.tool, askUser];
   const { agent } = testAgent('http-agent', tools, byPrompt);
   const { agent: other } = testAgent('http-other-agent', [deleteRecord.tool], byPrompt);

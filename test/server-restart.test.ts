@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { freePorts } from '../src/devserver/index.js';
 import { Tollgate, startDevServer, type DevServer, type SuspendPayload } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
 import { eventually, recordingTool, testAgent, uniqueId, uniqueQueue } from './support/harness.js';
@@ -17,26 +17,6 @@ const deleteByPrompt: TurnPicker = (prompt) => {
   const id = /delete ([\w-]+)/.exec(JSON.stringify(last?.content))?.[1] ?? 'missing-id';
   return { toolCalls: [{ toolName: 'delete-record', args: { id } }] };
 };
-
-/** `count` ports that were free a moment ago, held open together so they differ. */
-async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', resolve);
-      });
-    }
-    return servers.map((server) => (server.address() as { port: number }).port);
-  } finally {
-    await Promise.all(
-      servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))),
-    );
-  }
-}
 
 /** Runs `task` over `items`, `size` at a time. */
 async function inBatches<T, R>(items: T[], size: number, task: (item: T) => Promise<R>) {

@@ -9,7 +9,7 @@ import { Connection } from '@temporalio/client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startDevServer, type DevServer } from '../../src/index.js';
 import { progress } from '../stats.js';
-import { freePorts } from './ports.js';
+import { freePorts } from '../../src/devserver/index.js';
 
 export interface ServerRestart {
   at: number;

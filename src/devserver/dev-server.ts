@@ -3,12 +3,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '../client/search-attributes.js';
+import { freePorts } from './free-ports.js';
 import { TollgateError } from '../common/errors.js';
 import { DEFAULT_NAMESPACE, SEARCH_ATTRIBUTES } from '../common/wire.js';
 import { findTemporalCli } from './temporal-cli.js';
@@ -68,8 +68,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   await mkdir(dirname(dbFile), { recursive: true });
   const cliPath =
     options.cliPath ?? (await findTemporalCli(options.log ? { log: options.log } : {}));
-  const port = options.port ?? (await freePort());
-  const uiPort = options.uiPort ?? (await freePort([port]));
+  const [freePort, freeUiPort] = await freePorts(2);
+  const port = options.port ?? freePort!;
+  const uiPort = options.uiPort ?? (freeUiPort === port ? freePort! : freeUiPort!);
   const address = `127.0.0.1:${port}`;
 
   const args = [
@@ -229,19 +230,4 @@ function startFailed(message: string, server: ServerProcess): TollgateError {
     'TEMPORAL_SERVER_START_FAILED',
     `${message}; its last output was:\n${server.recentOutput() || '(none)'}`,
   );
-}
-
-/** A port that was free a moment ago; the OS picks it, `avoid` guards against a repeat. */
-async function freePort(avoid: number[] = []): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolvePort, reject) => {
-      const probe = createServer();
-      probe.once('error', reject);
-      probe.listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolvePort(port));
-      });
-    });
-    if (!avoid.includes(port)) return port;
-  }
 }

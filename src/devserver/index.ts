@@ -5,3 +5,4 @@ export {
   type FindTemporalCliOptions,
 } from './temporal-cli.js';
 export { startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
+export { freePorts } from './free-ports.js';

@@ -112,3 +112,16 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000)
     }
   }
 }
+
+/** `ask-user`: suspends with `{ question: 'Why?' }`, then answers with the resume data's answer. */
+export function askUserTool(): Tool {
+  return createTool({
+    id: 'ask-user',
+    inputSchema: z.object({}),
+    resumeSchema: z.object({ answer: z.string() }),
+    execute: async (_input, context) =>
+      context.agent.resumeData
+        ? { answer: context.agent.resumeData.answer }
+        : context.agent.suspend({ question: 'Why?' }),
+  });
+}
