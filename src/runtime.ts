@@ -1,10 +1,11 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
+import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import { TollgateError } from './common/errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
@@ -54,6 +55,7 @@ export class Tollgate {
   private readonly policies = new RequestPolicyRegistry();
   private readonly policyQueue = `${DEFAULT_TASK_QUEUE}-policy-${randomUUID()}`;
   private clientPromise: Promise<Client> | undefined;
+  private clientConnection: Promise<ClosableConnection> | undefined;
   private nativeConnection: Promise<NativeConnection> | undefined;
   private agentWorker: RunningWorker | undefined;
   private policyWorker: Promise<RunningWorker> | undefined;
@@ -138,18 +140,16 @@ export class Tollgate {
     }
     await Promise.allSettled(workers.map((w) => w.running));
     await (await this.nativeConnection?.catch(() => undefined))?.close();
-    await (await this.clientPromise?.catch(() => undefined))?.connection.close();
+    await (await this.clientConnection?.catch(() => undefined))?.close();
     await (await this.tracing?.catch(() => undefined))?.shutdown();
   }
 
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
-    this.clientPromise ??= Promise.all([
-      Connection.connect({ address: this.address }),
-      this.tracing,
-    ]).then(
-      ([connection, tracing]) =>
+    this.clientConnection ??= connectClosable(this.address);
+    this.clientPromise ??= Promise.all([this.clientConnection, this.tracing]).then(
+      ([{ connection }, tracing]) =>
         new Client({
           connection,
           namespace: this.namespace,
@@ -158,6 +158,7 @@ export class Tollgate {
       (error: unknown) => {
         // A server that was down must not stay down for this runtime: the next call tries again.
         this.clientPromise = undefined;
+        this.clientConnection = undefined;
         throw error;
       },
     );

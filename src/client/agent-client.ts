@@ -161,7 +161,7 @@ export class AgentClient {
     try {
       await client.workflow.getHandle(options.runId).describe();
     } catch (error) {
-      throw await toTollgateError(error, options.runId);
+      throw await this.failure(error, options.runId);
     }
     return this.follow(
       client,
@@ -181,7 +181,7 @@ export class AgentClient {
     try {
       return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
     } catch (error) {
-      throw await toTollgateError(error, runId);
+      throw await this.failure(error, runId);
     }
   }
 
@@ -193,13 +193,17 @@ export class AgentClient {
         .getHandle(runId)
         .query<PendingToolCall[]>(QUERIES.pendingToolCalls);
     } catch (error) {
-      throw await toTollgateError(error, runId);
+      throw await this.failure(error, runId);
     }
   }
 
   /** The agent's runs that wait for a decision, found from Temporal alone (SPEC §9). */
   async listSuspendedRuns(options?: ListSuspendedRunsOptions): Promise<SuspendedRuns> {
-    return listSuspendedRuns(await this.context.client(), this.agentId, options);
+    try {
+      return await listSuspendedRuns(await this.context.client(), this.agentId, options);
+    } catch (error) {
+      throw this.context.lifetime.aborted ? this.shutDown(error) : error;
+    }
   }
 
   /**
@@ -274,8 +278,22 @@ export class AgentClient {
         .getHandle(runId)
         .executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
     } catch (error) {
-      throw await toTollgateError(error, runId);
+      throw await this.failure(error, runId);
     }
+  }
+
+  /** What a failed call to Temporal means to the caller; a call cut short by shutdown is that. */
+  private async failure(error: unknown, runId: string): Promise<unknown> {
+    if (this.context.lifetime.aborted) return this.shutDown(error);
+    return toTollgateError(error, runId);
+  }
+
+  private shutDown(cause: unknown): TollgateError {
+    return new TollgateError(
+      'SHUT_DOWN',
+      'The Tollgate this client belongs to was shut down while the call was under way.',
+      { cause },
+    );
   }
 
   private follow(
