@@ -18,17 +18,20 @@ import type { LiveBus } from './live/live-bus.js';
 import type { Tracing } from './telemetry/tracing.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
+/** Always in the bundle: a run's updates are handled after the rest of its workflow task. */
+const UPDATE_ORDER_MODULE = fileURLToPath(new URL('./workflows/update-order.js', import.meta.url));
 
 const bundles = new Map<string, Promise<WorkflowBundleWithSourceMap>>();
 
 /**
  * The workflow code, bundled once per process and set of interceptor modules: every worker of the
- * process shares it. The default bundle has no interceptors (tracing adds its own).
+ * process shares it. The default bundle has the update-ordering interceptors only (tracing adds
+ * its own after them).
  */
 export function workflowBundle(
   options: { interceptorModules?: string[] } = {},
 ): Promise<WorkflowBundleWithSourceMap> {
-  const modules = options.interceptorModules ?? [];
+  const modules = [UPDATE_ORDER_MODULE, ...(options.interceptorModules ?? [])];
   const key = modules.join('\n');
   let bundle = bundles.get(key);
   if (!bundle) {

@@ -1,20 +1,23 @@
 /**
- * Recorded histories of real executions (test/fixtures/histories, made by
+ * Recorded histories of real executions (test/fixtures/histories/<generation>, made by
  * test/support/record-history.ts) must replay against today's workflow code, `agentRun` and
- * `agentThread` alike: a change that breaks them would break every run that is in flight when a
- * worker is upgraded.
+ * `agentThread` alike, those of every generation: a change that breaks them would break every run
+ * that is in flight when a worker is upgraded.
  */
 import { describe, expect, it } from '@jest/globals';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { workflowBundle } from '../src/worker.js';
+import {
+  fixturesOf,
+  GENERATIONS,
+  readFixture,
+  type FixtureEvent,
+} from './support/fixture-generations.js';
 
-/** The source tree's fixtures, found from `dist/test/`. */
-const FIXTURES_DIR = fileURLToPath(new URL('../../test/fixtures/histories/', import.meta.url));
 const CHANGED_WORKFLOW = fileURLToPath(new URL('./support/changed-workflow.js', import.meta.url));
 
 /** What each recording must show, so a replay covers the path its name promises. */
@@ -58,40 +61,39 @@ const EXPECTED: Record<string, Expected> = {
   'approved-with-edited-args': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
 };
 
-interface FixtureEvent {
-  eventType?: string;
-  workflowExecutionStartedEventAttributes?: {
-    workflowType?: { name?: string };
-    workflowId?: string;
-    continuedExecutionRunId?: string;
-  };
-}
-
-const fixtures = readdirSync(FIXTURES_DIR)
-  .filter((file) => file.endsWith('.json'))
-  .map((file) => file.slice(0, -'.json'.length))
-  .sort();
-
-function readFixture(name: string): { events: FixtureEvent[] } {
-  return JSON.parse(readFileSync(join(FIXTURES_DIR, `${name}.json`), 'utf8')) as {
-    events: FixtureEvent[];
-  };
-}
+/** Patches each generation's `agentRun` histories record: the generation's workflow changes. */
+const PATCHES: Record<string, string[]> = {
+  '1-first-release': [],
+  '2-updates-after-events': [UPDATES_AFTER_EVENTS_PATCH],
+};
 
 /** The workflow type and id, from the history's first event (`WorkflowExecutionStarted`). */
-function startOf(name: string): { type: string; workflowId: string } {
-  const started = readFixture(name).events[0]?.workflowExecutionStartedEventAttributes;
+function startOf(generation: string, name: string): { type: string; workflowId: string } {
+  const started = readFixture(generation, name).events[0]?.workflowExecutionStartedEventAttributes;
   return { type: started?.workflowType?.name ?? '', workflowId: started?.workflowId ?? name };
 }
 
-function shapeOf(name: string): Expected {
-  const types = readFixture(name).events.map((event) =>
+/** The ids of the patches a history recorded (markers named `core_patch`). */
+function patchesOf(events: FixtureEvent[]): string[] {
+  return events.flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    const data =
+      marker?.markerName === 'core_patch' ? marker.details?.['patch-data']?.payloads : [];
+    return (data ?? []).map(
+      (payload) =>
+        (JSON.parse(Buffer.from(payload.data ?? '', 'base64').toString()) as { id: string }).id,
+    );
+  });
+}
+
+function shapeOf(generation: string, name: string): Expected {
+  const types = readFixture(generation, name).events.map((event) =>
     (event.eventType ?? '').replace('EVENT_TYPE_', ''),
   );
   const count = (type: string) => types.filter((t) => t === type).length;
   const last = types.at(-1) ?? '';
   const shape: Expected = {
-    type: startOf(name).type as Expected['type'],
+    type: startOf(generation, name).type as Expected['type'],
     ends: (last === 'WORKFLOW_TASK_COMPLETED'
       ? 'open'
       : last.replace('WORKFLOW_EXECUTION_', '')) as Expected['ends'],
@@ -116,26 +118,48 @@ const silent = {
   error: () => undefined,
 };
 
+const cases = GENERATIONS.flatMap((generation) =>
+  fixturesOf(generation).map((name) => [generation, name] as const),
+);
+
 describe('recorded workflow histories', () => {
-  it('are exactly the described recordings, each showing the path its name promises', () => {
-    expect(fixtures).toEqual(Object.keys(EXPECTED).sort());
-    for (const name of fixtures) expect([name, shapeOf(name)]).toEqual([name, EXPECTED[name]]);
+  it('come in the described generations', () => {
+    expect(GENERATIONS).toEqual(Object.keys(PATCHES));
   });
 
-  it('include an agentThread execution that continued as new and the execution after it', () => {
-    const after = readFixture('memory-thread-after-continue-as-new').events[0];
-    const before = startOf('memory-thread-continued-as-new');
-    expect(after?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toEqual(
-      expect.any(String),
-    );
-    expect(startOf('memory-thread-after-continue-as-new').workflowId).toBe(before.workflowId);
+  describe.each(GENERATIONS)('of generation %s', (generation) => {
+    it('are exactly the described recordings, each showing the path its name promises', () => {
+      const fixtures = fixturesOf(generation);
+      expect(fixtures).toEqual(Object.keys(EXPECTED).sort());
+      for (const name of fixtures)
+        expect([name, shapeOf(generation, name)]).toEqual([name, EXPECTED[name]]);
+    });
+
+    it("record the generation's patches in every agent run, and no others", () => {
+      for (const name of fixturesOf(generation)) {
+        const agentRun = startOf(generation, name).type === 'agentRun';
+        const expected = agentRun ? PATCHES[generation] : [];
+        expect([name, patchesOf(readFixture(generation, name).events)]).toEqual([name, expected]);
+      }
+    });
+
+    it('include an agentThread execution that continued as new and the execution after it', () => {
+      const after = readFixture(generation, 'memory-thread-after-continue-as-new').events[0];
+      const before = startOf(generation, 'memory-thread-continued-as-new');
+      expect(after?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toEqual(
+        expect.any(String),
+      );
+      expect(startOf(generation, 'memory-thread-after-continue-as-new').workflowId).toBe(
+        before.workflowId,
+      );
+    });
   });
 
-  it.each(fixtures)(
-    '%s replays against the current workflow code without a determinism violation',
-    async (name) => {
-      const { workflowId } = startOf(name);
-      const history = historyFromJSON(readFixture(name));
+  it.each(cases)(
+    '%s/%s replays against the current workflow code without a determinism violation',
+    async (generation, name) => {
+      const { workflowId } = startOf(generation, name);
+      const history = historyFromJSON(readFixture(generation, name));
       await expect(
         Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, workflowId),
       ).resolves.toBeUndefined();
@@ -146,7 +170,7 @@ describe('recorded workflow histories', () => {
     const changed = await bundleWorkflowCode({ workflowsPath: CHANGED_WORKFLOW, logger: silent });
     const replay = Worker.runReplayHistory(
       { workflowBundle: changed },
-      historyFromJSON(readFixture('approved')),
+      historyFromJSON(readFixture(GENERATIONS[0]!, 'approved')),
       'approved',
     );
     await expect(replay).rejects.toBeInstanceOf(DeterminismViolationError);

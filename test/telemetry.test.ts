@@ -2,16 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { Worker } from '@temporalio/worker';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createTool, Tollgate } from '../src/index.js';
 import { createTracing, TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracing.js';
 import { workflowBundle } from '../src/worker.js';
+import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
+import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
+import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
 
-const FIXTURES_DIR = fileURLToPath(new URL('../../test/fixtures/histories/', import.meta.url));
 const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1');
 
 /** Looks up `id` once, then answers with what the tool returned. */
@@ -41,8 +40,12 @@ async function tracesIn(tollgate: Tollgate, runId: string) {
   const fields = events[0]?.workflowExecutionStartedEventAttributes?.header?.fields;
   return {
     headers: Object.keys(fields ?? {}),
-    patches: events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')
-      .length,
+    patches: events.flatMap((e) => {
+      const marker = e.markerRecordedEventAttributes;
+      if (marker?.markerName !== 'core_patch') return [];
+      const payload = marker.details?.['patch-data']?.payloads?.[0]?.data;
+      return [(JSON.parse(Buffer.from(payload ?? []).toString()) as { id: string }).id];
+    }),
   };
 }
 
@@ -67,7 +70,10 @@ describe('OpenTelemetry tracing', () => {
       expect(lookups).toEqual(['r1']);
       expect((globalThis as Record<symbol, unknown>)[OTEL_GLOBALS]).toBeUndefined();
       expect((await workflowBundle()).code).not.toContain('OpenTelemetryInboundInterceptor');
-      expect(await tracesIn(tollgate, output.runId)).toEqual({ headers: [], patches: 0 });
+      expect(await tracesIn(tollgate, output.runId)).toEqual({
+        headers: [],
+        patches: [UPDATES_AFTER_EVENTS_PATCH],
+      });
     });
   });
 
@@ -131,7 +137,7 @@ describe('OpenTelemetry tracing', () => {
       // The patch keeps runs that started untraced untraced on this worker (see otel-interceptors).
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: ['_tracer-data'],
-        patches: 1,
+        patches: [UPDATES_AFTER_EVENTS_PATCH, TRACING_PATCH],
       });
     });
 
@@ -171,12 +177,12 @@ describe('OpenTelemetry tracing', () => {
         interceptorModules: tracing.workflowInterceptorModules,
       });
       expect(bundle.code).toContain('OpenTelemetryInboundInterceptor');
-      const files = readdirSync(FIXTURES_DIR).filter((file) => file.endsWith('.json'));
+      const files = GENERATIONS.flatMap((generation) =>
+        fixturesOf(generation).map((name) => [generation, name] as const),
+      );
       expect(files.length).toBeGreaterThan(0);
-      for (const file of files) {
-        const json = JSON.parse(readFileSync(join(FIXTURES_DIR, file), 'utf8')) as {
-          events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId?: string } }>;
-        };
+      for (const [generation, name] of files) {
+        const json = readFixture(generation, name);
         const workflowId = json.events[0]?.workflowExecutionStartedEventAttributes?.workflowId;
         await expect(
           Worker.runReplayHistory(

@@ -10,31 +10,29 @@
  *
  * It starts its own dev server on a throwaway database, hosts the agents of `history-agents.ts`
  * (scripted models), plays the scenarios of `history-scenarios.ts` and writes each recorded
- * workflow execution's full history as proto JSON to `test/fixtures/histories/<name>.json`.
+ * workflow execution's full history as proto JSON to
+ * `test/fixtures/histories/<newest generation>/<name>.json` (see `fixture-generations.ts`).
  */
 import './quiet-runtime.js';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { startDevServer } from '../../src/devserver/index.js';
 import { Tollgate } from '../../src/index.js';
+import { fixtureFile, NEWEST_GENERATION } from './fixture-generations.js';
 import { uniqueQueue } from './harness.js';
 import { AGENTS, THREAD_HISTORY_LIMIT } from './history-agents.js';
 import { playScenario, SCENARIOS, type Recording, type Scenario } from './history-scenarios.js';
 
-/** The source tree's fixture folder, found from `dist/test/support/`. */
-const FIXTURES_DIR = fileURLToPath(new URL('../../../test/fixtures/histories/', import.meta.url));
-
-const fixtureFile = (name: string) => join(FIXTURES_DIR, `${name}.json`);
+const fixtureFileOf = (name: string) => fixtureFile(NEWEST_GENERATION, name);
 
 /** The scenarios the command line asks for: named ones, all, or those with a missing fixture. */
 function selectScenarios(args: string[]): Scenario[] {
   if (args.includes('--all')) return SCENARIOS;
   if (args.length === 0)
-    return SCENARIOS.filter((s) => s.fixtures.some((name) => !existsSync(fixtureFile(name))));
+    return SCENARIOS.filter((s) => s.fixtures.some((name) => !existsSync(fixtureFileOf(name))));
   const known = SCENARIOS.flatMap((s) => s.fixtures);
   const unknown = args.filter((name) => !known.includes(name));
   if (unknown.length > 0)
@@ -46,7 +44,7 @@ async function write(tollgate: Tollgate, recording: Recording): Promise<string> 
   const client = await tollgate.client();
   const handle = client.workflow.getHandle(recording.workflowId, recording.runId);
   const json = `${JSON.stringify(JSON.parse(historyToJSON(await handle.fetchHistory())), null, 2)}\n`;
-  const file = fixtureFile(recording.name);
+  const file = fixtureFileOf(recording.name);
   await writeFile(file, json);
   return `${file} (${json.length} bytes)`;
 }
@@ -70,7 +68,7 @@ async function main(): Promise<void> {
   });
   try {
     await tollgate.startWorker();
-    await mkdir(FIXTURES_DIR, { recursive: true });
+    await mkdir(dirname(fixtureFileOf('x')), { recursive: true });
     for (const scenario of scenarios) {
       const recordings = await playScenario(scenario, tollgate);
       const names = recordings.map((r) => r.name);
