@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { Agent, createTool, type Tollgate } from '../src/index.js';
+import { statusOfErrorCode } from '../src/common/http-api.js';
+import { Agent, createTool, Tollgate } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { hostAgents, recordingTool, testAgent } from './support/harness.js';
 
@@ -99,5 +100,51 @@ describe('runs that cannot proceed fail visibly', () => {
     });
     const observed = await tollgate.getAgent('known-agent').observe({ runId: first.runId });
     expect(await observed.text).toBe('hello');
+  });
+});
+
+describe('Temporal answers that are not about the run get their own codes', () => {
+  it('names a namespace Temporal does not know (NAMESPACE_NOT_FOUND, HTTP 503), not a missing run', async () => {
+    const elsewhere = new Tollgate({
+      temporal: {
+        address: process.env.TEMPORAL_ADDRESS!,
+        namespace: 'no-such-namespace',
+        taskQueue: 'nowhere',
+      },
+    });
+    try {
+      const runs = elsewhere.getAgent('known-agent');
+      for (const call of [
+        () => runs.pendingToolCalls('some-run'),
+        () => runs.approveToolCall({ runId: 'some-run' }),
+        () => runs.getAuditTrail('some-run'),
+      ]) {
+        await expect(call()).rejects.toMatchObject({
+          code: 'NAMESPACE_NOT_FOUND',
+          message: expect.stringContaining('"no-such-namespace"'),
+        });
+      }
+      expect(statusOfErrorCode('NAMESPACE_NOT_FOUND')).toBe(503);
+      expect(statusOfErrorCode('TEMPORAL_UNAVAILABLE')).toBe(503);
+    } finally {
+      await elsewhere.shutdown();
+    }
+  });
+
+  it('still says RUN_NOT_FOUND for a run that does not exist', async () => {
+    const tollgate = new Tollgate({
+      temporal: {
+        address: process.env.TEMPORAL_ADDRESS!,
+        namespace: process.env.TEMPORAL_NAMESPACE!,
+        taskQueue: 'nowhere',
+      },
+    });
+    try {
+      await expect(
+        tollgate.getAgent('known-agent').pendingToolCalls(`missing-${Date.now()}`),
+      ).rejects.toMatchObject({ code: 'RUN_NOT_FOUND' });
+    } finally {
+      await tollgate.shutdown();
+    }
   });
 });

@@ -1,5 +1,11 @@
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
@@ -20,6 +26,7 @@ import { AgentStream, latestPending } from './agent-stream.js';
 import { toRules } from '../definitions/approval-policy.js';
 import { autoResume } from './auto-resume.js';
 import { toTollgateError } from './errors.js';
+import { sendUpdate } from './send-update.js';
 import {
   listSuspendedRuns,
   type ListSuspendedRunsOptions,
@@ -53,6 +60,9 @@ const UPDATE_OF: Record<DecisionKind, string> = {
   decline: UPDATES.declineToolCall,
   resume: UPDATES.resumeToolCall,
 };
+
+/** Pause before asking Temporal a second time whether a run it said it does not know exists. */
+const RECHECK_MS = 500;
 
 /**
  * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
@@ -274,9 +284,9 @@ export class AgentClient {
       ...(resumeData !== undefined ? { resumeData } : {}),
     };
     try {
-      return await client.workflow
-        .getHandle(runId)
-        .executeUpdate<AppliedDecision, [DecisionInput]>(UPDATE_OF[kind], { args: [input] });
+      return await sendUpdate<AppliedDecision, [DecisionInput]>(client, runId, UPDATE_OF[kind], [
+        input,
+      ]);
     } catch (error) {
       throw await this.failure(error, runId);
     }
@@ -285,7 +295,34 @@ export class AgentClient {
   /** What a failed call to Temporal means to the caller; a call cut short by shutdown is that. */
   private async failure(error: unknown, runId: string): Promise<unknown> {
     if (this.context.lifetime.aborted) return this.shutDown(error);
-    return toTollgateError(error, runId);
+    const failure = await toTollgateError(error, runId);
+    const notFound = failure instanceof TollgateError && failure.code === 'RUN_NOT_FOUND';
+    if (!notFound || !(error instanceof WorkflowNotFoundError)) return failure;
+    return (await this.runExists(runId))
+      ? new TollgateError(
+          'TEMPORAL_UNAVAILABLE',
+          `Temporal answered that run ${runId} does not exist, but it does: the server has probably just restarted. Nothing was changed; try again.`,
+          { cause: error },
+        )
+      : failure;
+  }
+
+  /**
+   * Whether Temporal knows the run, asked twice half a second apart: a server that has just
+   * restarted can answer NOT_FOUND for a moment about runs that exist.
+   */
+  private async runExists(runId: string): Promise<boolean> {
+    const handle = (await this.context.client()).workflow.getHandle(runId);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (attempt > 0) await sleep(RECHECK_MS);
+      try {
+        await handle.describe();
+        return true;
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) return true;
+      }
+    }
+    return false;
   }
 
   private shutDown(cause: unknown): TollgateError {

@@ -5,6 +5,7 @@ import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
 import { AUTO_RESUME_UPDATE } from '../common/wire.js';
 import type { LiveBus } from '../live/live-bus.js';
 import { toTollgateError } from './errors.js';
+import { sendUpdate } from './send-update.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
 import type { RunOptions } from './run-options.js';
 import { LiveSubscription } from './run-tail.js';
@@ -44,9 +45,12 @@ export async function autoResume(
   };
   const live = new LiveSubscription(bus, target.run.runId);
   try {
-    const applied = await client.workflow
-      .getHandle(target.run.runId)
-      .executeUpdate<AppliedDecision, [AutoResumeInput]>(AUTO_RESUME_UPDATE, { args: [input] });
+    const applied = await sendUpdate<AppliedDecision, [AutoResumeInput]>(
+      client,
+      target.run.runId,
+      AUTO_RESUME_UPDATE,
+      [input],
+    );
     return { runId: target.run.runId, applied, live };
   } catch (error) {
     live.close();

@@ -5,17 +5,32 @@ import {
   WorkflowUpdateFailedError,
   isGrpcServiceError,
 } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, NamespaceNotFoundError } from '@temporalio/common';
 import { TollgateError } from '../common/errors.js';
 
 const GRPC_NOT_FOUND = 5;
+const GRPC_UNAVAILABLE = 14;
 
 /**
- * Turns what the Temporal client throws into the `TollgateError` a user can act on. Errors that
- * are not the user's (network, server) pass through unchanged.
+ * Turns what the Temporal client throws into the `TollgateError` a user can act on. Other errors
+ * (a crash, a server fault) pass through unchanged.
  */
 export async function toTollgateError(error: unknown, runId: string): Promise<unknown> {
   if (error instanceof TollgateError) return error;
+  if (error instanceof NamespaceNotFoundError) {
+    return new TollgateError(
+      'NAMESPACE_NOT_FOUND',
+      `Temporal does not know the namespace "${error.namespace}": it does not exist, or the server has just restarted and not loaded it yet. Nothing was changed; check the namespace, or try again.`,
+      { cause: error },
+    );
+  }
+  if (grpcCodeIn(error) === GRPC_UNAVAILABLE) {
+    return new TollgateError(
+      'TEMPORAL_UNAVAILABLE',
+      `Temporal could not be reached about run ${runId}. Nothing was changed; try again when the server is back.`,
+      { cause: error },
+    );
+  }
   const failure = applicationFailureIn(error);
   const code = TollgateError.codeOfFailureType(failure?.type);
   if (failure && code) return new TollgateError(code, failure.message, { cause: error });
@@ -64,4 +79,14 @@ function applicationFailureIn(error: unknown): ApplicationFailure | undefined {
 function isCompletedError(error: unknown): boolean {
   const message = error instanceof Error ? error.message : '';
   return /already completed|workflow execution already finished/i.test(message);
+}
+
+/** The gRPC status code of `error` or of an error it wraps, if any. */
+function grpcCodeIn(error: unknown): number | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current; depth++) {
+    if (isGrpcServiceError(current)) return current.code;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
 }

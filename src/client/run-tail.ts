@@ -65,12 +65,12 @@ export async function* tailRun(
           `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`,
         );
       if (lifetime.aborted) throw shutDown();
-      const slice = await client.connection
-        .withAbortSignal(watcher.signal, () => readLog(handle, next))
-        .catch((error: unknown) => {
+      const slice = await readLogPatiently(client, handle, next, watcher.signal).catch(
+        (error: unknown) => {
           // A read cut short by shutdown is the shutdown, not a failure of the run.
           throw lifetime.aborted ? shutDown() : error;
-        });
+        },
+      );
       for (const chunk of slice.chunks) {
         next++;
         yield chunk;
@@ -89,6 +89,39 @@ export async function* tailRun(
     live.close();
     await watching;
   }
+}
+
+/** How long a tail keeps reading through answers that say Temporal cannot serve the run now. */
+const OUTAGE_PATIENCE_MS = 60_000;
+const OUTAGE_RETRY_MS = 1000;
+
+/**
+ * Reads the log, riding out a server that restarts under a tail: for a moment it answers that the
+ * run (or its namespace) does not exist, or cannot be reached. The run was there when the tail
+ * began, so such answers are retried for up to a minute before they end the stream.
+ */
+async function readLogPatiently(
+  client: Client,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+  offset: number,
+  signal: AbortSignal,
+): Promise<ChunkSlice> {
+  const giveUpAt = Date.now() + OUTAGE_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await client.connection.withAbortSignal(signal, () => readLog(handle, offset));
+    } catch (error) {
+      if (signal.aborted || !isOutage(error) || Date.now() >= giveUpAt) throw error;
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
+    }
+  }
+}
+
+function isOutage(error: unknown): boolean {
+  return (
+    error instanceof TollgateError &&
+    ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code)
+  );
 }
 
 async function readLog(

@@ -26,6 +26,8 @@ export const TOLLGATE_ERROR_CODES = [
   'TEMPORAL_CLI_UNAVAILABLE',
   'TEMPORAL_SERVER_START_FAILED',
   'SHUT_DOWN',
+  'TEMPORAL_UNAVAILABLE',
+  'NAMESPACE_NOT_FOUND',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

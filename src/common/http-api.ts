@@ -207,6 +207,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'PAYLOAD_TOO_LARGE') return 413;
   if (CONFLICT_CODES.includes(code)) return 409;
   if (code.startsWith('INVALID_')) return 422;
+  if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;
   return 500;
 }
 

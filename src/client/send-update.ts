@@ -1,0 +1,35 @@
+import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How often an update the worker never saw is sent again, and the pause before each resend. */
+const RESENDS = 3;
+const RESEND_PAUSE_MS = 200;
+
+/**
+ * Sends an update and waits for its result. An update that the server answers as not processed by
+ * the worker never reached the run: the worker's SDK core (1.24) can drop an update that arrives
+ * while it is still loading the run after a restart. Nothing was applied, so it is sent again, a
+ * few times, before the failure is passed on. Any other outcome, refusals included, is final.
+ */
+export async function sendUpdate<Result, Args extends [unknown]>(
+  client: Client,
+  runId: string,
+  name: string,
+  args: Args,
+): Promise<Result> {
+  const handle = client.workflow.getHandle(runId);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await handle.executeUpdate<Result, Args>(name, { args });
+    } catch (error) {
+      if (attempt >= RESENDS || !neverReachedTheRun(error)) throw error;
+      await sleep(RESEND_PAUSE_MS * (attempt + 1));
+    }
+  }
+}
+
+function neverReachedTheRun(error: unknown): boolean {
+  if (!(error instanceof WorkflowUpdateFailedError)) return false;
+  const cause = error.cause instanceof Error ? error.cause.message : '';
+  return /wasn't processed by worker/i.test(cause);
+}
