@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { Agent, createTool, Tollgate, type AgentClient } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
 import { workflowBundle } from '../../src/worker.js';
+import { within } from '../support/concurrency.js';
 
 export interface UpdateRaceOutcome {
   runId: string;
@@ -90,14 +91,6 @@ async function waitForGated(runs: AgentClient, runId: string, id: string): Promi
   return false;
 }
 
-function bounded<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 export async function playUpdateRace(temporal: UpdateRaceOptions): Promise<UpdateRaceOutcome> {
   const executions: Record<string, number> = {};
   const agent = raceAgent(executions);
@@ -144,8 +137,8 @@ export async function playUpdateRace(temporal: UpdateRaceOptions): Promise<Updat
       const worker3 = new Tollgate({ agents: { agent }, temporal });
       await worker3.startWorker();
       try {
-        await bounded(runs.approveToolCall({ runId }), 30_000, 'the approval of step 2');
-        const result = await bounded(handle.result(), 30_000, 'the end of the run');
+        await within(runs.approveToolCall({ runId }), 30_000, 'the approval of step 2');
+        const result = await within(handle.result(), 30_000, 'the end of the run');
         outcome.ending = `completed: ${JSON.stringify(result)}`;
       } catch (error) {
         const events = (await handle.fetchHistory()).events ?? [];
