@@ -6,23 +6,12 @@
  *
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE.
  */
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Tollgate, TollgateError } from '../../src/index.js';
+import { startTcpProxy } from './tcp-proxy.js';
 
-const [host, port] = process.env.TEMPORAL_ADDRESS!.split(':') as [string, string];
-const sockets = new Set<Socket>();
-const proxy = createServer((inbound) => {
-  const outbound = connect(Number(port), host);
-  inbound.pipe(outbound).pipe(inbound);
-  for (const socket of [inbound, outbound]) {
-    sockets.add(socket);
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  }
-});
-await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-const address = `127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+const proxy = await startTcpProxy(process.env.TEMPORAL_ADDRESS!);
+const address = proxy.address;
 
 const tollgate = new Tollgate({
   temporal: { address, namespace: process.env.TEMPORAL_NAMESPACE!, taskQueue: 'no-worker' },
@@ -31,8 +20,7 @@ const runs = tollgate.getAgent('nobody');
 const probe = () => runs.pendingToolCalls('no-such-run');
 await probe().catch(() => undefined); // RUN_NOT_FOUND: connected, through the proxy
 
-proxy.close();
-for (const socket of sockets) socket.destroy();
+await proxy.close();
 const pending = probe().then(
   () => 'answered',
   (error: unknown) =>
