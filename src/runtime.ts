@@ -1,10 +1,11 @@
 import { Client, type Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
+import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import { TollgateError } from './common/errors.js';
@@ -12,7 +13,13 @@ import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
 import { liveBus } from './live/live-bus.js';
 import type { Tracing, TracingOptions } from './telemetry/tracing.js';
+import { workerEnd, type RunningWorker } from './running-worker.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
+import {
+  checkWorkerSettings,
+  type CheckedWorkerSettings,
+  type WorkerSettings,
+} from './worker-settings.js';
 
 export interface TemporalOptions {
   /** Frontend address. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
@@ -39,11 +46,8 @@ export interface TollgateOptions {
    * `{ exporter }`, e.g. an OTLP exporter. Off by default; when off, nothing is installed.
    */
   telemetry?: TracingOptions;
-}
-
-interface RunningWorker {
-  worker: Worker;
-  running: Promise<void>;
+  /** Cache, concurrency and time limits of the agent worker (see `WorkerSettings`). */
+  worker?: WorkerSettings;
 }
 
 /** Connects agents to Temporal: hosts their runs (`startWorker`) and steers runs by agent id (`getAgent`). */
@@ -63,9 +67,11 @@ export class Tollgate {
   private readonly lifetime = new AbortController();
   /** Loaded only when tracing is on, so a process without it never loads OpenTelemetry. */
   private readonly tracing: Promise<Tracing> | undefined;
+  private readonly workerSettings: CheckedWorkerSettings;
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
+    this.workerSettings = checkWorkerSettings(options.worker);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
@@ -78,7 +84,11 @@ export class Tollgate {
     this.tracing?.catch(() => undefined);
   }
 
-  /** Starts the worker that runs this process's agents; resolves once it polls. */
+  /**
+   * Starts the worker that runs this process's agents; resolves once it polls. While Temporal
+   * cannot be reached it keeps trying for `worker.connectTimeout`, then rejects with
+   * `TEMPORAL_UNAVAILABLE`.
+   */
   async startWorker(): Promise<void> {
     this.assertOpen();
     if (this.agentWorker) return;
@@ -88,10 +98,9 @@ export class Tollgate {
         'startWorker() needs agents: pass them as new Tollgate({ agents }).',
       );
     }
-    const client = await this.client();
-    await ensureSearchAttributes(client.connection as Connection, this.namespace);
+    const { client, native } = await this.reachTemporal();
     const worker = await createAgentWorker({
-      connection: await this.native(),
+      connection: native,
       namespace: this.namespace,
       taskQueue: this.taskQueue,
       agents: this.agents,
@@ -100,10 +109,64 @@ export class Tollgate {
       threads: { ...DEFAULT_THREAD_SETTINGS, ...this.options.threads },
       policies: new Map(Object.entries(this.options.policies ?? {})),
       tracing: await this.tracing,
+      tuning: this.workerSettings.tuning,
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>
       console.error('[tollgate] agent worker stopped:', error),
+    );
+  }
+
+  /**
+   * Resolves when the agent worker has stopped after `shutdown()`; rejects with `WORKER_STOPPED`
+   * (the cause attached) when it stops by itself, e.g. its namespace was deleted. A supervisor
+   * awaits it to restart or exit the process instead of living on with a worker that polls
+   * nothing. Rejects with `INVALID_OPTIONS` before `startWorker()`.
+   */
+  async workerStopped(): Promise<void> {
+    if (!this.agentWorker) {
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        'workerStopped() needs a started worker: call startWorker() first.',
+      );
+    }
+    const { failure } = await workerEnd(this.agentWorker);
+    // A failure while shutting down is part of the shutdown.
+    if (this.closed) return;
+    const why = failure === undefined ? 'without shutdown()' : `by itself: ${messageOf(failure)}`;
+    throw new TollgateError(
+      'WORKER_STOPPED',
+      `The agent worker on task queue '${this.taskQueue}' stopped ${why}`,
+      failure === undefined ? undefined : { cause: failure },
+    );
+  }
+
+  /** Client, search attributes and worker connection, retried while Temporal is unreachable. */
+  private async reachTemporal(): Promise<{ client: Client; native: NativeConnection }> {
+    const deadline = Date.now() + this.workerSettings.connectTimeoutMs;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const client = await this.client();
+        await ensureSearchAttributes(client.connection as Connection, this.namespace);
+        return { client, native: await this.native() };
+      } catch (error) {
+        const unreachable = isTemporalUnreachable(error);
+        const wait = Math.min(1000 * attempt, 5000, deadline - Date.now());
+        if (!unreachable || wait <= 0 || this.closed) {
+          throw unreachable ? this.unreachableError(error) : error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        this.assertOpen();
+      }
+    }
+  }
+
+  private unreachableError(cause: unknown): TollgateError {
+    const reason = cause instanceof TollgateError && cause.cause ? cause.cause : cause;
+    return new TollgateError(
+      'TEMPORAL_UNAVAILABLE',
+      `Temporal at ${this.address} could not be reached (${messageOf(reason)}); start it, check the address, or set worker.connectTimeout to wait for it.`,
+      { cause },
     );
   }
 
@@ -138,8 +201,19 @@ export class Tollgate {
     for (const { worker } of workers) {
       if (worker.getState() === 'RUNNING') worker.shutdown();
     }
-    await Promise.allSettled(workers.map((w) => w.running));
-    await (await this.nativeConnection?.catch(() => undefined))?.close();
+    const ends = await Promise.all(workers.map(workerEnd));
+    const native = await this.nativeConnection?.catch(() => undefined);
+    if (ends.every((end) => end.failure === undefined)) {
+      await native?.close();
+    } else {
+      // A failed worker holds the connection until the core has shut it down, which may never
+      // happen (see workerEnd): give it a moment, then leave the rest to the process's exit.
+      await Promise.race([
+        Promise.allSettled(workers.map((w) => w.running)),
+        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+      ]);
+      await native?.close().catch(() => undefined);
+    }
     await (await this.clientConnection?.catch(() => undefined))?.close();
     await (await this.tracing?.catch(() => undefined))?.shutdown();
   }
@@ -147,7 +221,15 @@ export class Tollgate {
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
-    this.clientConnection ??= connectClosable(this.address);
+    this.clientConnection ??= connectClosable(this.address).catch((error: unknown) => {
+      if (!isTemporalUnreachable(error)) throw error;
+      // No address in the message: it may travel to HTTP callers.
+      throw new TollgateError(
+        'TEMPORAL_UNAVAILABLE',
+        'Temporal could not be reached. Nothing was changed; try again when the server is back.',
+        { cause: error },
+      );
+    });
     this.clientPromise ??= Promise.all([this.clientConnection, this.tracing]).then(
       ([{ connection }, tracing]) =>
         new Client({
@@ -166,7 +248,13 @@ export class Tollgate {
   }
 
   private native(): Promise<NativeConnection> {
-    this.nativeConnection ??= NativeConnection.connect({ address: this.address });
+    this.nativeConnection ??= NativeConnection.connect({ address: this.address }).catch(
+      (error: unknown) => {
+        // Connect again next time: the server may be back.
+        this.nativeConnection = undefined;
+        throw error;
+      },
+    );
     return this.nativeConnection;
   }
 
@@ -190,4 +278,8 @@ export class Tollgate {
     if (this.closed)
       throw new TollgateError('INVALID_OPTIONS', 'This Tollgate was shut down; create a new one.');
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

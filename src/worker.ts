@@ -16,6 +16,7 @@ import type { ThreadSettings } from './activities/memory.js';
 import type { ToolApprovalPolicy } from './definitions/agent.js';
 import type { LiveBus } from './live/live-bus.js';
 import type { Tracing } from './telemetry/tracing.js';
+import type { WorkerTuning } from './worker-settings.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
 /** Always in the bundle: a run's updates are handled after the rest of its workflow task. */
@@ -65,12 +66,15 @@ export interface AgentWorkerOptions {
   policies: ReadonlyMap<string, ToolApprovalPolicy>;
   /** OpenTelemetry interceptors and sinks; none when tracing is off. */
   tracing?: Tracing;
+  /** Cache and concurrency limits, checked by `checkWorkerSettings`. */
+  tuning?: WorkerTuning;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const { client, tracing } = options;
   return Worker.create({
+    ...options.tuning,
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,

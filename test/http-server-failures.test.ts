@@ -80,7 +80,7 @@ describe('HTTP API failures', () => {
     }
   });
 
-  it('hides unexpected errors behind 500 INTERNAL and reports 503 health when Temporal is away', async () => {
+  it('answers 503 TEMPORAL_UNAVAILABLE, health included, when Temporal is away', async () => {
     const away = new Tollgate({ temporal: { address: '127.0.0.1:1' } });
     const logged: unknown[] = [];
     const app = createTollgateServer({
@@ -97,11 +97,12 @@ describe('HTTP API failures', () => {
         headers: { authorization: `Bearer ${ALICE}` },
         body: JSON.stringify({ messages: 'hello' }),
       });
-      expect(failed.status).toBe(500);
-      expect(await failed.json()).toEqual({
-        error: { code: 'INTERNAL', message: 'Internal error' },
-      });
-      expect(logged).toHaveLength(1);
+      expect(failed.status).toBe(503);
+      const body = (await failed.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('TEMPORAL_UNAVAILABLE');
+      // The server's address stays on the server.
+      expect(body.error.message).not.toContain('127.0.0.1');
+      expect(logged).toHaveLength(0);
     } finally {
       await away.shutdown();
     }

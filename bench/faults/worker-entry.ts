@@ -5,34 +5,19 @@
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE, JOURNAL_FILE, MARKERS_DIR.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { Tollgate } from '../../src/index.js';
-import { childSide } from '../support/child.js';
+import { hostAgentInChild } from '../support/child.js';
 import { faultAgent } from './agent.js';
 import { Journal } from './journal.js';
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`fault worker: the environment variable ${name} is not set.`);
-  return value;
-}
 
 // Connection errors while the server restarts are expected; keep the output for real trouble.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
 
-const journal = new Journal(requiredEnv('JOURNAL_FILE'), requiredEnv('MARKERS_DIR'));
-const tollgate = new Tollgate({
-  agents: { agent: faultAgent(journal) },
-  temporal: {
-    address: requiredEnv('TEMPORAL_ADDRESS'),
-    namespace: requiredEnv('TEMPORAL_NAMESPACE'),
-    taskQueue: requiredEnv('TASK_QUEUE'),
-  },
+const journalFile = process.env.JOURNAL_FILE;
+const markersDir = process.env.MARKERS_DIR;
+if (!journalFile || !markersDir)
+  throw new Error('fault worker: JOURNAL_FILE and MARKERS_DIR must be set.');
+
+// A worker started while the server restarts waits for it, as a production worker would.
+await hostAgentInChild('fault worker', faultAgent(new Journal(journalFile, markersDir)), {
+  connectTimeout: '2 minutes',
 });
-const parent = childSide(() => tollgate.shutdown());
-try {
-  await tollgate.startWorker();
-  parent.ready();
-} catch (error) {
-  console.error('fault worker: the worker did not start:', error);
-  process.exit(1);
-}

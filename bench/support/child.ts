@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Tollgate, type Agent, type WorkerSettings } from '../../src/index.js';
 import { processMemory, type ProcessMemory } from './system.js';
 
 type ParentMessage = { type: 'memory'; id: number };
@@ -186,4 +187,42 @@ export function childSide(onStop: () => Promise<void>): { ready(): void } {
       process.send?.(message);
     },
   };
+}
+
+/**
+ * A Tollgate worker child's whole life: hosts `agent` on TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and
+ * TASK_QUEUE, tells the parent once it polls, stops with the parent, and exits 1 if the worker
+ * does not start or stops by itself (so the parent sees a dead child, not an idle one).
+ */
+export async function hostAgentInChild(
+  label: string,
+  agent: Agent,
+  worker: WorkerSettings = {},
+): Promise<void> {
+  const env = (name: string): string => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${label}: the environment variable ${name} is not set.`);
+    return value;
+  };
+  const tollgate = new Tollgate({
+    agents: { agent },
+    temporal: {
+      address: env('TEMPORAL_ADDRESS'),
+      namespace: env('TEMPORAL_NAMESPACE'),
+      taskQueue: env('TASK_QUEUE'),
+    },
+    worker,
+  });
+  const parent = childSide(() => tollgate.shutdown());
+  try {
+    await tollgate.startWorker();
+  } catch (error) {
+    console.error(`${label}: the worker did not start:`, error);
+    process.exit(1);
+  }
+  parent.ready();
+  tollgate.workerStopped().catch((error: unknown) => {
+    console.error(`${label}:`, error);
+    process.exit(1);
+  });
 }

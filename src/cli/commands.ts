@@ -126,8 +126,23 @@ export const COMMANDS: CommandSpec[] = [
         description:
           'Module exporting `agents` (Record<string, Agent>) or a default export of that shape',
       },
+      'connect-timeout': {
+        type: 'string',
+        value: '<duration>',
+        description:
+          'Keep trying to reach Temporal this long at start, e.g. 2m (default: fail at once)',
+      },
+      'max-cached-workflows': {
+        type: 'string',
+        value: '<n>',
+        description:
+          "Runs kept in the worker's memory between steps; bounds its memory (default: Temporal's)",
+      },
     },
-    examples: ['tollgate worker --agents ./dist/agents.js --address temporal.internal:7233'],
+    examples: [
+      'tollgate worker --agents ./dist/agents.js --address temporal.internal:7233',
+      'tollgate worker --agents ./dist/agents.js --connect-timeout 2m --max-cached-workflows 500',
+    ],
     load: async () => (await import('./worker.js')).worker,
   },
   {

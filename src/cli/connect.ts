@@ -10,12 +10,18 @@ import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { Agent } from '../definitions/agent.js';
 import { Tollgate } from '../runtime.js';
+import type { WorkerSettings } from '../worker-settings.js';
 import type { GlobalOptions } from './command-input.js';
 
 /** A Tollgate on the flags' address, namespace and task queue; hosts `agents` when given. */
-export function openTollgate(global: GlobalOptions, agents?: Record<string, Agent>): Tollgate {
+export function openTollgate(
+  global: GlobalOptions,
+  agents?: Record<string, Agent>,
+  worker?: WorkerSettings,
+): Tollgate {
   return new Tollgate({
     ...(agents ? { agents } : {}),
+    ...(worker ? { worker } : {}),
     temporal: {
       ...(global.address !== undefined ? { address: global.address } : {}),
       ...(global.namespace !== undefined ? { namespace: global.namespace } : {}),

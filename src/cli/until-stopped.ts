@@ -7,19 +7,27 @@ const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 /** Exit status of a second, impatient Ctrl-C (128 + SIGINT). */
 const FORCED_EXIT = 130;
 
-/** Resolves with the first SIGINT or SIGTERM; keeps the process alive until then. */
-export function untilStopped(): Promise<NodeJS.Signals> {
+/**
+ * Resolves with the first SIGINT or SIGTERM, keeping the process alive until then; resolves with
+ * undefined, its handlers removed, when `cancel` aborts first.
+ */
+export function untilStopped(cancel?: AbortSignal): Promise<NodeJS.Signals | undefined> {
   return new Promise((resolve) => {
     const keepAlive = setInterval(() => undefined, 60_000);
-    const onSignal = (signal: NodeJS.Signals) => {
+    const stopListening = () => {
       clearInterval(keepAlive);
-      for (const name of STOP_SIGNALS) {
-        process.off(name, onSignal);
-        process.once(name, () => process.exit(FORCED_EXIT));
-      }
+      for (const name of STOP_SIGNALS) process.off(name, onSignal);
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      stopListening();
+      for (const name of STOP_SIGNALS) process.once(name, () => process.exit(FORCED_EXIT));
       resolve(signal);
     };
     for (const name of STOP_SIGNALS) process.on(name, onSignal);
+    cancel?.addEventListener('abort', () => {
+      stopListening();
+      resolve(undefined);
+    });
   });
 }
 

@@ -1,8 +1,10 @@
 /**
  * `tollgate worker --agents <module>`: hosts the module's agents against an existing Temporal
- * (`--address`, `--namespace`, `--task-queue`) until Ctrl-C.
+ * (`--address`, `--namespace`, `--task-queue`) until Ctrl-C, or until the worker stops by itself
+ * (exit 1, so a supervisor restarts it).
  */
-import { stringOption, UsageError, type CommandHandler } from './command-input.js';
+import type { WorkerSettings } from '../worker-settings.js';
+import { integerOption, stringOption, UsageError, type CommandHandler } from './command-input.js';
 import { openTollgate } from './connect.js';
 import { EXIT } from './exit-codes.js';
 import { loadAgents } from './load-agents.js';
@@ -16,7 +18,12 @@ export const worker: CommandHandler = async (input) => {
   }
   const agents = await loadAgents(modulePath);
   await quietWorkerLogs();
-  const tollgate = openTollgate(input.global, agents);
+  const settings: WorkerSettings = {};
+  const connectTimeout = stringOption(input, 'connect-timeout');
+  if (connectTimeout !== undefined) settings.connectTimeout = connectTimeout;
+  const cache = integerOption(input, 'max-cached-workflows', -1, { min: 0, max: 1_000_000 });
+  if (cache >= 0) settings.maxCachedWorkflows = cache;
+  const tollgate = openTollgate(input.global, agents, settings);
   try {
     output.progress(`Starting the worker on ${tollgate.address}…`);
     await tollgate.startWorker();
@@ -27,7 +34,14 @@ export const worker: CommandHandler = async (input) => {
       `Worker hosting ${agentIds.join(', ')} on task queue '${taskQueue}' at ${address} (namespace ${namespace}).`,
     );
     output.line('Ctrl-C stops it; waiting runs stay parked in Temporal.');
-    const signal = await untilStopped();
+    const workerEnded = new AbortController();
+    const failure = tollgate.workerStopped().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    void failure.then(() => workerEnded.abort());
+    const signal = await untilStopped(workerEnded.signal);
+    if (signal === undefined) throw await failure;
     output.line(`${signal}: stopping the worker (running activities finish first)…`);
   } finally {
     output.stopProgress();

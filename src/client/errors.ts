@@ -82,6 +82,20 @@ function isCompletedError(error: unknown): boolean {
 }
 
 /** The gRPC status code of `error` or of an error it wraps, if any. */
+/**
+ * Temporal could not be reached at all: refused connection (the worker's `TransportError`), the
+ * client's connect deadline, or a call answered UNAVAILABLE.
+ */
+export function isTemporalUnreachable(error: unknown): boolean {
+  if (error instanceof TollgateError) return error.code === 'TEMPORAL_UNAVAILABLE';
+  if (!(error instanceof Error)) return false;
+  return (
+    error.name === 'TransportError' ||
+    error.message.includes('Failed to connect before the deadline') ||
+    grpcCodeIn(error) === GRPC_UNAVAILABLE
+  );
+}
+
 function grpcCodeIn(error: unknown): number | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {

@@ -28,6 +28,7 @@ export const TOLLGATE_ERROR_CODES = [
   'SHUT_DOWN',
   'TEMPORAL_UNAVAILABLE',
   'NAMESPACE_NOT_FOUND',
+  'WORKER_STOPPED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

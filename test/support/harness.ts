@@ -83,6 +83,17 @@ export function testAgent(
   return { agent, model };
 }
 
+/** An agent that asks to delete rec-1 (gated), then says `Deleted.`; the tool's executions. */
+export function gatedTestAgent(id: string) {
+  const deleteRecord = recordingTool('delete-record', { requireApproval: true });
+  const { agent } = testAgent(id, [deleteRecord.tool], (prompt) =>
+    prompt.at(-1)?.role === 'tool'
+      ? { text: 'Deleted.' }
+      : { toolCalls: [{ toolName: 'delete-record', args: { id: 'rec-1' } }] },
+  );
+  return { agent, executions: deleteRecord.executions };
+}
+
 export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
   for await (const chunk of stream.fullStream) chunks.push(chunk);
