@@ -2,16 +2,21 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Tollgate } from '../src/index.js';
 import { toolCallFingerprint } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { chunksOf, hostAgents, recordingTool, testAgent, typesOf } from './support/harness.js';
+import {
+  chunksOf,
+  hostAgents,
+  recordingTool,
+  testAgent,
+  typesOf,
+  lastToolOutputs,
+  outputsText,
+} from './support/harness.js';
 
 /** Calls delete-record for the id named in the prompt, then reports the tool's answer. */
 const deleteThenReport: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const part = last.content[0];
-    const output = part?.type === 'tool-result' ? (part.output as { value?: unknown }) : undefined;
-    return { text: `Result: ${JSON.stringify(output?.value)}` };
-  }
   const text = JSON.stringify(last?.content);
   const id = /rec-\w+/.exec(text)?.[0] ?? 'abc-123';
   return { text: 'Deleting it.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,8 +15,10 @@ import {
   testAgent,
   uniqueId,
   uniqueQueue,
+  lastToolOutputs,
+  outputsText,
 } from './support/harness.js';
-import { CLI, cli, envWith } from './support/cli.js';
+import { answeringAgentsModule, CLI, cli, envWith } from './support/cli.js';
 
 /** A long-running CLI process, its output so far, and its exit. */
 function start(args: string[], env: Record<string, string | undefined> = {}) {
@@ -53,11 +55,9 @@ function jsonLines(stdout: string): Array<{ type: string; from?: string; payload
 
 /** "delete <id>" asks the gated tool, "ask" the suspending one; after a tool, reports its result. */
 const byPrompt: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `result: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const output = (last.content[0] as { output: { value: unknown } }).output.value;
-    return { text: `result: ${JSON.stringify(output)}` };
-  }
   const text = JSON.stringify(last?.content);
   const id = /delete ([\w-]+)/.exec(text)?.[1];
   if (id) return { text: 'Deleting. ', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
@@ -280,18 +280,9 @@ describe('the tollgate CLI', () => {
 
 describe('the tollgate CLI hosting agents and the API', () => {
   it('worker hosts the agents of a module until SIGINT, then exits 0', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'tollgate-cli-'));
-    const moduleFile = join(dir, 'agents.mjs');
-    const dist = (path: string) => new URL(path, import.meta.url).href;
-    await writeFile(
-      moduleFile,
-      `import { Agent } from '${dist('../src/index.js')}';
-import { scriptedModel } from '${dist('../src/testing/index.js')}';
-export const agents = {
-  greeter: new Agent({ id: 'module-greeter', model: scriptedModel(() => ({ text: 'hi from the module' })) }),
-};
-`,
-    );
+    const moduleFile = await answeringAgentsModule({
+      greeter: { id: 'module-greeter', text: 'hi from the module' },
+    });
     const taskQueue = uniqueQueue('cli-worker');
     const worker = start(['worker', '--agents', moduleFile, '--task-queue', taskQueue, '--json']);
     const client = new Tollgate({ temporal: { taskQueue } });

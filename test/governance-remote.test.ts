@@ -5,14 +5,12 @@ import { TollgateClient } from '../src/sdk/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { cli } from './support/cli.js';
-import { uniqueQueue } from './support/harness.js';
+import { uniqueQueue, lastToolOutputs, outputsText } from './support/harness.js';
 
 const payThenReport: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Paid: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool')
-    return {
-      text: `Paid: ${JSON.stringify((last.content[0] as { output: { value: unknown } }).output.value)}`,
-    };
   const id = /pay ([\w-]+)/.exec(JSON.stringify(last?.content))?.[1] ?? 'x';
   return { toolCalls: [{ toolName: 'pay', args: { id } }] };
 };

@@ -8,15 +8,19 @@ import {
   type ReminderInfo,
 } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
-import { chunksOf, eventually, uniqueQueue } from './support/harness.js';
+import {
+  chunksOf,
+  eventually,
+  uniqueQueue,
+  lastToolOutputs,
+  outputsText,
+} from './support/harness.js';
 
 /** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
 const callNamed: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Got: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const value = (last.content[0] as { output: { value: unknown } }).output.value;
-    return { text: `Got: ${JSON.stringify(value)}` };
-  }
   const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(JSON.stringify(last?.content)) ?? [];
   return { toolCalls: [{ toolName: tool!, args: { id: id! } }] };
 };

@@ -14,17 +14,15 @@ import {
   testAgent,
   uniqueId,
   askUserTool,
+  lastToolOutputs,
+  outputsText,
 } from './support/harness.js';
 
 /** "delete a,b" calls the gated tool once per id, "ask" the suspending tool, "wait" the slow one. */
 const byPrompt: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const values = last.content.map((part) =>
-      JSON.stringify((part as { output: { value: unknown } }).output.value),
-    );
-    return { text: `Result: ${values.join(' / ')}` };
-  }
   const text = JSON.stringify(last?.content);
   const ids = /delete ([\w,-]+)/.exec(text)?.[1]?.split(',');
   if (ids) {

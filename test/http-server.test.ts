@@ -13,16 +13,15 @@ import {
   testAgent,
   uniqueId,
   askUserTool,
+  lastToolOutputs,
+  outputsText,
 } from './support/harness.js';
 
 /** "delete <id>" calls the gated tool, "ask" the suspending one; anything else answers. */
 const byPrompt: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const part = last.content[0];
-    const output = part?.type === 'tool-result' ? (part.output as { value?: unknown }) : undefined;
-    return { text: `Result: ${JSON.stringify(output?.value)}` };
-  }
   const text = JSON.stringify(last?.content);
   const id = /delete ([\w-]+)/.exec(text)?.[1];
   if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };

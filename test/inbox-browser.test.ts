@@ -19,7 +19,14 @@ import { z } from 'zod';
 import { createTool, type RunOptions, type Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { hostAgents, recordingTool, testAgent, uniqueId } from './support/harness.js';
+import {
+  hostAgents,
+  recordingTool,
+  testAgent,
+  uniqueId,
+  lastToolOutputs,
+  outputsText,
+} from './support/harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 /** Compiled to dist/test/, two levels below the repository root. */
@@ -31,12 +38,9 @@ const UI_WAIT_MS = 30_000;
 
 /** "delete <id>" calls the gated tool, "book" the suspending one; a tool result is reported. */
 const byPrompt: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const part = last.content[0];
-    const output = part?.type === 'tool-result' ? (part.output as { value?: unknown }) : undefined;
-    return { text: `Result: ${JSON.stringify(output?.value)}` };
-  }
   const text = JSON.stringify(last?.content);
   const id = /delete ([\w-]+)/.exec(text)?.[1];
   if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };

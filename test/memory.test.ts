@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { Agent, createTool, Tollgate } from '../src/index.js';
 import { THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
-import { eventually, recordingTool, uniqueId, uniqueQueue } from './support/harness.js';
+import {
+  eventually,
+  recordingTool,
+  uniqueId,
+  uniqueQueue,
+  lastToolOutputs,
+  outputsText,
+} from './support/harness.js';
 
 type Prompt = Parameters<TurnPicker>[0];
 
@@ -29,11 +36,8 @@ const memoryModel: TurnPicker = (prompt) => {
       ],
     };
   }
-  const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const value = (last.content[0] as { output: { value: unknown } }).output.value;
-    return { text: `Result: ${JSON.stringify(value)}` };
-  }
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const texts = userTexts(prompt);
   const current = texts.at(-1) ?? '';
   if (/weather/i.test(current)) return { toolCalls: [{ toolName: 'get-weather', args: {} }] };

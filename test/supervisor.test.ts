@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, type Tollgate } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
-import { chunksOf, eventually, hostAgents, recordingTool } from './support/harness.js';
+import {
+  chunksOf,
+  eventually,
+  hostAgents,
+  recordingTool,
+  lastToolOutputs,
+} from './support/harness.js';
 
 type Prompt = Parameters<TurnPicker>[0];
 
@@ -12,12 +18,9 @@ function lastText(prompt: Prompt): string {
 
 /** The tool results the model got in its last message, as text. */
 function results(prompt: Prompt): string[] {
-  const last = prompt.at(-1);
-  if (last?.role !== 'tool') return [];
-  return last.content.map((part) => {
-    const value = (part as { output: { value: unknown } }).output.value;
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  });
+  return (lastToolOutputs(prompt) ?? []).map((value) =>
+    typeof value === 'string' ? value : JSON.stringify(value),
+  );
 }
 
 /** Delegates each "drop <id>" of its task to `tool`, then reports what came back. */

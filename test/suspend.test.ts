@@ -2,7 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { createTool, type Tollgate } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { chunksOf, hostAgents, testAgent, typesOf } from './support/harness.js';
+import {
+  chunksOf,
+  hostAgents,
+  testAgent,
+  typesOf,
+  lastToolOutputs,
+  outputsText,
+} from './support/harness.js';
 
 interface WeatherCall {
   location?: string;
@@ -11,13 +18,9 @@ interface WeatherCall {
 
 /** Asks for the weather of each city in the prompt ("cities: a,b"), then reports the results. */
 const weatherThenReport: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: outputsText(outputs) };
   const last = prompt.at(-1);
-  if (last?.role === 'tool') {
-    const values = last.content.map((part) =>
-      JSON.stringify((part as { output: { value: unknown } }).output.value),
-    );
-    return { text: values.join(' / ') };
-  }
   const cities = /cities: ([\w,]+)/.exec(JSON.stringify(last?.content))?.[1]?.split(',') ?? ['one'];
   return {
     toolCalls: cities.map((tag) => ({

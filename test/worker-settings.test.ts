@@ -1,13 +1,10 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from '../src/devserver/free-ports.js';
 import { Tollgate, type Agent, type WorkerSettings } from '../src/index.js';
 import { gatedTestAgent, uniqueQueue } from './support/harness.js';
-import { CLI } from './support/cli.js';
+import { answeringAgentsModule, CLI } from './support/cli.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
 const TEMPORAL = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
@@ -57,21 +54,6 @@ function runOnRefusedQueue(
   return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
 }
 
-/** A module of agents for `tollgate worker --agents`. */
-async function agentsModule(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'tollgate-worker-settings-'));
-  const moduleFile = join(dir, 'agents.mjs');
-  const dist = (path: string) => new URL(path, import.meta.url).href;
-  await writeFile(
-    moduleFile,
-    `import { Agent } from '${dist('../src/index.js')}';
-import { scriptedModel } from '${dist('../src/testing/index.js')}';
-export const agents = { a: new Agent({ id: 'refused-cli', model: scriptedModel(() => ({ text: 'hi' })) }) };
-`,
-  );
-  return moduleFile;
-}
-
 describe('worker settings', () => {
   // Started first and checked last: their minute of waiting overlaps the other tests.
   type Ended = { code: number | null; out: string; err: string };
@@ -83,7 +65,7 @@ describe('worker settings', () => {
       CLI,
       'worker',
       '--agents',
-      await agentsModule(),
+      await answeringAgentsModule({ a: { id: 'refused-cli', text: 'hi' } }),
       '--task-queue',
       REFUSED_QUEUE,
     ]);

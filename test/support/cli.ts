@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The compiled CLI entry. */
@@ -37,4 +40,30 @@ export function cli(
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A module for `tollgate worker --agents` / `dev --agents`: exports `agents`, each an Agent whose
+ * scripted model always answers `text`. Returns the file's path.
+ */
+export async function answeringAgentsModule(
+  agents: Record<string, { id: string; text: string }>,
+): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tollgate-agents-module-'));
+  const file = join(dir, 'agents.mjs');
+  const dist = (path: string) => new URL(path, import.meta.url).href;
+  const entries = Object.entries(agents).map(
+    ([key, { id, text }]) =>
+      `  ${JSON.stringify(key)}: new Agent({ id: ${JSON.stringify(id)}, model: scriptedModel(() => ({ text: ${JSON.stringify(text)} })) }),`,
+  );
+  await writeFile(
+    file,
+    `import { Agent } from '${dist('../../src/index.js')}';
+import { scriptedModel } from '${dist('../../src/testing/index.js')}';
+export const agents = {
+${entries.join('\n')}
+};
+`,
+  );
+  return file;
 }

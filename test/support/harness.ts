@@ -94,6 +94,23 @@ export function gatedTestAgent(id: string) {
   return { agent, executions: deleteRecord.executions };
 }
 
+/**
+ * The values the tools answered with when the prompt ends with their results (what a scripted
+ * model reads to report them); undefined when it ends with anything else.
+ */
+export function lastToolOutputs(prompt: Parameters<TurnPicker>[0]): unknown[] | undefined {
+  const last = prompt.at(-1);
+  if (last?.role !== 'tool') return undefined;
+  return last.content.map((part) =>
+    part.type === 'tool-result' ? (part.output as { value?: unknown }).value : undefined,
+  );
+}
+
+/** Tool outputs as JSON, joined by ` / `. */
+export function outputsText(outputs: unknown[]): string {
+  return outputs.map((value) => JSON.stringify(value)).join(' / ');
+}
+
 export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
   for await (const chunk of stream.fullStream) chunks.push(chunk);
