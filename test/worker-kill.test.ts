@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,72 +7,13 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Tollgate } from '../src/index.js';
 import type { RunResult } from '../src/common/run-types.js';
 import type { EffectLine } from './support/worker-process.js';
+import { ChildWorker } from '../bench/support/child.js';
+import { within } from '../bench/support/concurrency.js';
 import { uniqueQueue } from './support/harness.js';
 
 const WORKER_SCRIPT = fileURLToPath(new URL('./support/worker-process.js', import.meta.url));
 const AGENT_ID = 'restart-agent';
 const STORY = 'Once upon a time a worker died; another finished the story.';
-
-/** A worker in a child process: its pid, its output (for failure messages) and its end. */
-class WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<string>;
-  private output = '';
-
-  constructor(
-    readonly name: string,
-    env: Record<string, string>,
-  ) {
-    this.child = spawn(process.execPath, [WORKER_SCRIPT], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    for (const stream of [this.child.stdout!, this.child.stderr!])
-      stream.on('data', (data: Buffer) => (this.output = (this.output + data).slice(-8000)));
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)),
-    );
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  get alive(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  /** Resolves when the worker printed READY (it polls); rejects if it exits or takes too long. */
-  async ready(timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.output.includes(`READY ${this.pid}`)) {
-      if (!this.alive) throw new Error(`${this.name} exited before READY:\n${this.output}`);
-      if (Date.now() > deadline)
-        throw new Error(`${this.name} was not READY within ${timeoutMs} ms:\n${this.output}`);
-      await sleep(50);
-    }
-  }
-
-  async kill(signal: NodeJS.Signals, timeoutMs = 15_000): Promise<string> {
-    if (!this.alive) return this.exited;
-    this.child.kill(signal);
-    const timer = new AbortController();
-    const how = await Promise.race([
-      this.exited,
-      sleep(timeoutMs, 'timeout', { signal: timer.signal }).catch(() => 'aborted'),
-    ]);
-    timer.abort();
-    if (how !== 'timeout') return how;
-    this.child.kill('SIGKILL');
-    throw new Error(
-      `${this.name} did not exit within ${timeoutMs} ms of ${signal}:\n${this.output}`,
-    );
-  }
-
-  describe(): string {
-    return `${this.name} (pid ${this.pid}) output:\n${this.output || '(none)'}`;
-  }
-}
 
 async function effects(file: string): Promise<EffectLine[]> {
   const text = await readFile(file, 'utf8');
@@ -100,14 +40,6 @@ async function waitForEffect(
       );
     await sleep(50);
   }
-}
-
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** A run's activities as its history records them: type, last attempt, completed or not. */
@@ -150,13 +82,13 @@ async function expectUnfinished(tollgate: Tollgate, runId: string, type: string,
 
 describe('a worker process killed with SIGKILL mid-run', () => {
   const queue = uniqueQueue('worker-kill');
-  const workers: WorkerProcess[] = [];
+  const workers: ChildWorker[] = [];
   let tollgate: Tollgate | undefined;
   let dir: string | undefined;
 
   afterAll(async () => {
     await tollgate?.shutdown();
-    for (const worker of workers) await worker.kill('SIGKILL').catch(() => undefined);
+    for (const worker of workers) await worker.stop('SIGKILL').catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
@@ -172,9 +104,9 @@ describe('a worker process killed with SIGKILL mid-run', () => {
       EFFECTS_FILE: effectsFile,
     };
     const spawnWorker = async (name: string) => {
-      const worker = new WorkerProcess(name, env);
+      const worker = new ChildWorker({ name, script: WORKER_SCRIPT, env });
       workers.push(worker);
-      await worker.ready();
+      await worker.whenReady(60_000);
       return worker;
     };
 
@@ -205,7 +137,7 @@ describe('a worker process killed with SIGKILL mid-run', () => {
     // A second into the story: some text is streamed, the rest is not.
     await sleep(Math.max(0, storyStarted + 1000 - Date.now()));
 
-    expect(await a.kill('SIGKILL')).toBe('SIGKILL');
+    expect(await a.stop('SIGKILL')).toBe('SIGKILL');
     const killed = performance.now();
     const atKill = await effects(effectsFile);
     // Proof that the kill landed mid-flight: neither the tool nor the story had finished.
@@ -283,7 +215,7 @@ describe('a worker process killed with SIGKILL mid-run', () => {
         .sort(),
     ).toEqual(['after delete-record', 'after slow-effect', 'delete', 'effect', 'story', 'story']);
 
-    expect(await b.kill('SIGTERM')).toBe('code 0');
+    expect(await b.stop('SIGTERM')).toBe('code 0');
     const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     console.log(
       `worker-kill: ${seconds(performance.now() - began)} in all; worker A ready after ` +

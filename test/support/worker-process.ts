@@ -2,7 +2,8 @@
  * A worker in its own process, for tests that kill it (`test/worker-kill.test.ts`). Every process
  * started from this file hosts the same agent, `restart-agent`, on `TASK_QUEUE`, and appends what
  * its tools and model do to `EFFECTS_FILE` (one JSON object a line), so the test can count side
- * effects across processes. Prints `READY` once the worker polls; SIGTERM shuts it down.
+ * effects across processes. Tells the parent (over IPC) once the worker polls; SIGTERM shuts it
+ * down.
  *
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE, EFFECTS_FILE.
  */
@@ -10,7 +11,8 @@ import { appendFileSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import { Agent, createTool, Tollgate } from '../../src/index.js';
+import { hostAgentInChild } from '../../bench/support/child.js';
+import { Agent, createTool } from '../../src/index.js';
 import { scriptedModel, type TurnPicker } from '../../src/testing/index.js';
 
 const AGENT_ID = 'restart-agent';
@@ -25,16 +27,8 @@ export interface EffectLine {
   at: number;
 }
 
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`worker-process: the environment variable ${name} is not set.`);
-  return value;
-}
-
-const address = requiredEnv('TEMPORAL_ADDRESS');
-const namespace = requiredEnv('TEMPORAL_NAMESPACE');
-const taskQueue = requiredEnv('TASK_QUEUE');
-const effectsFile = requiredEnv('EFFECTS_FILE');
+const effectsFile = process.env.EFFECTS_FILE ?? '';
+if (!effectsFile) throw new Error('worker-process: EFFECTS_FILE is not set.');
 
 // The test reads this process's output only when something goes wrong: keep warnings and errors.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -126,28 +120,4 @@ const agent = new Agent({
   modelStep: { heartbeatTimeoutMs: 2000 },
 });
 
-const tollgate = new Tollgate({
-  agents: { agent },
-  temporal: { address, namespace, taskQueue },
-});
-
-let stopping = false;
-process.on('SIGTERM', () => {
-  if (stopping) return;
-  stopping = true;
-  tollgate.shutdown().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error('worker-process: shutdown failed:', error);
-      process.exit(1);
-    },
-  );
-});
-
-try {
-  await tollgate.startWorker();
-  process.stdout.write(`READY ${process.pid}\n`);
-} catch (error) {
-  console.error('worker-process: the worker did not start:', error);
-  process.exit(1);
-}
+await hostAgentInChild('worker-process', agent);
