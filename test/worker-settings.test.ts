@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from '../src/devserver/free-ports.js';
 import { Tollgate, type Agent, type WorkerSettings } from '../src/index.js';
-import { gatedTestAgent, uniqueQueue } from './support/harness.js';
+import { gatedTestAgent, settlesWithin, uniqueQueue } from './support/harness.js';
 import { answeringAgentsModule, CLI } from './support/cli.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
@@ -158,10 +158,8 @@ describe('worker settings', () => {
     const { agent, executions } = gatedTestAgent('patient-agent');
     const tollgate = tollgateWith(agent, { connectTimeout: '60 seconds' }, proxy.address);
     try {
-      let started = false;
-      const starting = tollgate.startWorker().then(() => (started = true));
-      await new Promise((resolve) => setTimeout(resolve, 3000));
-      expect(started).toBe(false);
+      const starting = tollgate.startWorker();
+      expect(await settlesWithin(starting, 3000)).toBe(false);
       await proxy.listen();
       await starting;
       const queues = await approvedRunTaskQueues(tollgate, 'patient-agent');
@@ -178,13 +176,10 @@ describe('worker settings', () => {
     const tollgate = tollgateWith(agent, {});
     await expect(tollgate.workerStopped()).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     await tollgate.startWorker();
-    let stopped = false;
-    const watching = tollgate.workerStopped().then(() => (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(stopped).toBe(false);
+    const stopped = tollgate.workerStopped();
+    expect(await settlesWithin(stopped, 500)).toBe(false);
     await tollgate.shutdown();
-    await watching;
-    expect(stopped).toBe(true);
+    await expect(stopped).resolves.toBeUndefined();
   }, 30_000);
 
   it('workerStopped() rejects with WORKER_STOPPED when the worker stops by itself; the CLI worker exits 1', async () => {

@@ -141,6 +141,21 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000)
   }
 }
 
+/** Whether `promise` settles within `ms`; it goes on either way. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** `ask-user`: suspends with `{ question: 'Why?' }`, then answers with the resume data's answer. */
 export function askUserTool(): Tool {
   return createTool({
