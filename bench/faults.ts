@@ -151,7 +151,7 @@ async function main(): Promise<number> {
       began,
       chaosEnd,
       deadline,
-      streams: { ended: 0, broke: 0, brokeBy: new Map() },
+      streams: { ended: 0, broke: 0, brokeBy: new Map(), samples: [] },
     };
     let maxLoad = Number(loadAtStart.split(' ')[0]);
     const loadTimer = setInterval(
@@ -227,8 +227,13 @@ async function main(): Promise<number> {
       `client streams followed: ${context.streams.ended} ended normally, ${context.streams.broke} broke` +
         (context.streams.broke > 0
           ? ` (${[...context.streams.brokeBy].map(([k, n]) => `${k} ${n}`).join(', ')}; the runs went on)`
-          : ''),
-      `HTTP server internal errors (answered 500, e.g. Temporal unreachable): ${httpErrors.length}`,
+          : '') +
+        context.streams.samples.map((sample) => `\n    ${sample}`).join(''),
+      `HTTP server internal errors (answered 500, e.g. Temporal unreachable): ${httpErrors.length}` +
+        httpErrors
+          .slice(0, 5)
+          .map((line) => `\n    ${line.slice(0, 300)}`)
+          .join(''),
       `run starts that needed a retry: ${runs.filter((r) => r.startAttempts > 1).length}`,
       `wall time: ${seconds(wallMs)} (the last run closed ${seconds(closedAt - began)} after the faults began)`,
       '',

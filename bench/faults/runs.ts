@@ -52,7 +52,13 @@ export interface RunContext {
   /** No new work (starts, races) after this; waits for closure go on until `deadline`. */
   chaosEnd: number;
   deadline: number;
-  streams: { ended: number; broke: number; brokeBy: Map<string, number> };
+  streams: {
+    ended: number;
+    broke: number;
+    brokeBy: Map<string, number>;
+    /** The first few errors, for the report. */
+    samples: string[];
+  };
 }
 
 const POLL_MS = 700;
@@ -140,6 +146,10 @@ export function followStream(stream: AgentStream, context: RunContext, abort?: A
               ? error.name
               : 'error';
         context.streams.brokeBy.set(name, (context.streams.brokeBy.get(name) ?? 0) + 1);
+        if (context.streams.samples.length < 5) {
+          const message = error instanceof Error ? error.message : String(error);
+          context.streams.samples.push(`${name}: ${message.slice(0, 300)}`);
+        }
       },
     )
     .finally(() => abort?.abort());
