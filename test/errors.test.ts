@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
+import { isTransientReadFailure } from '../src/client/errors.js';
 import { statusOfErrorCode } from '../src/common/http-api.js';
-import { Agent, createTool, Tollgate } from '../src/index.js';
+import { Agent, createTool, Tollgate, TollgateError } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { hostAgents, recordingTool, testAgent } from './support/harness.js';
 
@@ -146,5 +147,21 @@ describe('Temporal answers that are not about the run get their own codes', () =
     } finally {
       await tollgate.shutdown();
     }
+  });
+});
+
+describe('which failed reads a stream retries', () => {
+  /** What @grpc/grpc-js rejects a call with. */
+  const grpcError = (code: number) =>
+    Object.assign(new Error(`${code} grpc`), { code, details: 'grpc', metadata: {} });
+
+  it('retries timeouts, overload and outages, but not a refused or broken query', () => {
+    for (const code of [4, 8, 10, 14]) expect(isTransientReadFailure(grpcError(code))).toBe(true);
+    // Wrapped, as the Temporal client wraps it.
+    expect(isTransientReadFailure(new Error('query failed', { cause: grpcError(4) }))).toBe(true);
+    for (const code of [3, 7, 9, 13]) expect(isTransientReadFailure(grpcError(code))).toBe(false);
+    expect(isTransientReadFailure(new TollgateError('TEMPORAL_UNAVAILABLE', 'away'))).toBe(true);
+    expect(isTransientReadFailure(new TollgateError('RUN_FINISHED', 'done'))).toBe(false);
+    expect(isTransientReadFailure(new Error('a bug'))).toBe(false);
   });
 });

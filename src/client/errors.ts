@@ -96,6 +96,22 @@ export function isTemporalUnreachable(error: unknown): boolean {
   );
 }
 
+/** DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE: what a server restart or overload answers. */
+const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAILABLE]);
+
+/**
+ * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
+ * overloaded or restarting, or has not reloaded the run or namespace yet. Only for reads: a
+ * decision that timed out may still have been applied.
+ */
+export function isTransientReadFailure(error: unknown): boolean {
+  if (error instanceof TollgateError) {
+    return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
+  }
+  const code = grpcCodeIn(error);
+  return code !== undefined && TRANSIENT_GRPC_CODES.has(code);
+}
+
 function grpcCodeIn(error: unknown): number | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {

@@ -3,7 +3,7 @@ import type { Chunk, ChunkSlice } from '../common/chunks.js';
 import { QUERIES } from '../common/wire.js';
 import type { LiveBus, LiveChunk } from '../live/live-bus.js';
 import { TollgateError } from '../common/errors.js';
-import { toTollgateError } from './errors.js';
+import { isTransientReadFailure, toTollgateError } from './errors.js';
 
 /** Longest wait between two reads of the chunk log when nothing signals a change. */
 const IDLE_READ_MS = 2000;
@@ -97,7 +97,7 @@ const OUTAGE_RETRY_MS = 1000;
 
 /**
  * Reads the log, riding out a server that restarts under a tail: for a moment it answers that the
- * run (or its namespace) does not exist, or cannot be reached. The run was there when the tail
+ * run (or its namespace) does not exist, cannot be reached, or times out. The run was there when the tail
  * began, so such answers are retried for up to a minute before they end the stream.
  */
 async function readLogPatiently(
@@ -111,17 +111,10 @@ async function readLogPatiently(
     try {
       return await client.connection.withAbortSignal(signal, () => readLog(handle, offset));
     } catch (error) {
-      if (signal.aborted || !isOutage(error) || Date.now() >= giveUpAt) throw error;
+      if (signal.aborted || !isTransientReadFailure(error) || Date.now() >= giveUpAt) throw error;
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
     }
   }
-}
-
-function isOutage(error: unknown): boolean {
-  return (
-    error instanceof TollgateError &&
-    ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code)
-  );
 }
 
 async function readLog(
