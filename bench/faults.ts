@@ -21,7 +21,7 @@ import { findTemporalCli, Tollgate, type AuditEntry } from '../src/index.js';
 import { createTollgateServer } from '../src/server/index.js';
 import { TollgateClient } from '../src/sdk/index.js';
 import { environmentFacts } from './environment.js';
-import { analyse, chaosLines, historyExcerpt } from './faults/analysis.js';
+import { analyse, chaosLines, describeError, historyExcerpt } from './faults/analysis.js';
 import { FAULT_AGENT_ID, RUN_KINDS, type RunKind } from './faults/agent.js';
 import { FaultCluster } from './faults/cluster.js';
 import { replayAll } from './faults/replay.js';
@@ -119,7 +119,7 @@ async function main(): Promise<number> {
     const http = await createTollgateServer({
       tollgate,
       auth: { tokens },
-      logError: (error, where) => httpErrors.push(`${where}: ${String(error)}`),
+      logError: (error, where) => httpErrors.push(`${where}: ${describeError(error)}`),
     }).listen({ port: 0 });
     onCleanup('closing the HTTP server', () => http.close());
     const remotes = Object.fromEntries(
@@ -232,7 +232,7 @@ async function main(): Promise<number> {
       `HTTP server internal errors (answered 500, e.g. Temporal unreachable): ${httpErrors.length}` +
         httpErrors
           .slice(0, 5)
-          .map((line) => `\n    ${line.slice(0, 300)}`)
+          .map((line) => `\n    ${line}`)
           .join(''),
       `run starts that needed a retry: ${runs.filter((r) => r.startAttempts > 1).length}`,
       `wall time: ${seconds(wallMs)} (the last run closed ${seconds(closedAt - began)} after the faults began)`,

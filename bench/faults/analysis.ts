@@ -294,3 +294,22 @@ function kindCounts(runs: PlannedRun[]): string {
     .map(([kind, n]) => `${kind} ${n}`)
     .join(', ');
 }
+
+/** An error and its causes on one line, with gRPC status codes: `ServiceError: … ← 4 DEADLINE_EXCEEDED: …`. */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      parts.push(
+        `${current.name}${code !== undefined ? ` (code ${String(code)})` : ''}: ${current.message}`,
+      );
+      current = current.cause;
+    } else {
+      parts.push(String(current));
+      current = undefined;
+    }
+  }
+  return parts.join(' ← ').slice(0, 500);
+}

@@ -16,6 +16,7 @@ import { isTollgateHttpError, type RemoteAgent } from '../../src/sdk/index.js';
 import { within } from '../support/concurrency.js';
 import { faultPrompt, GATED_TOOL, type RunKind } from './agent.js';
 import { planRace, sendAttempt, type Attempt, type Deciders, type Scenario } from './decisions.js';
+import { describeError } from './analysis.js';
 
 export interface PlannedRun {
   index: number;
@@ -147,8 +148,7 @@ export function followStream(stream: AgentStream, context: RunContext, abort?: A
               : 'error';
         context.streams.brokeBy.set(name, (context.streams.brokeBy.get(name) ?? 0) + 1);
         if (context.streams.samples.length < 5) {
-          const message = error instanceof Error ? error.message : String(error);
-          context.streams.samples.push(`${name}: ${message.slice(0, 300)}`);
+          context.streams.samples.push(`${name}: ${describeError(error)}`);
         }
       },
     )
