@@ -155,11 +155,18 @@ describe('which failed reads a stream retries', () => {
   const grpcError = (code: number) =>
     Object.assign(new Error(`${code} grpc`), { code, details: 'grpc', metadata: {} });
 
-  it('retries timeouts, overload and outages, but not a refused or broken query', () => {
+  it('retries timeouts, overload, outages and a missing worker, but not a refused or broken query', () => {
     for (const code of [4, 8, 10, 14]) expect(isTransientReadFailure(grpcError(code))).toBe(true);
     // Wrapped, as the Temporal client wraps it.
     expect(isTransientReadFailure(new Error('query failed', { cause: grpcError(4) }))).toBe(true);
     for (const code of [3, 7, 9, 13]) expect(isTransientReadFailure(grpcError(code))).toBe(false);
+    // What a query answers while no worker has polled lately (seen after a server restart).
+    const noPoller = Object.assign(grpcError(9), {
+      message: '9 FAILED_PRECONDITION: no poller seen for task queue recently, worker may be down',
+    });
+    expect(isTransientReadFailure(new Error('Failed to query Workflow', { cause: noPoller }))).toBe(
+      true,
+    );
     expect(isTransientReadFailure(new TollgateError('TEMPORAL_UNAVAILABLE', 'away'))).toBe(true);
     expect(isTransientReadFailure(new TollgateError('RUN_FINISHED', 'done'))).toBe(false);
     expect(isTransientReadFailure(new Error('a bug'))).toBe(false);

@@ -101,7 +101,8 @@ const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAI
 
 /**
  * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
- * overloaded or restarting, or has not reloaded the run or namespace yet. Only for reads: a
+ * overloaded or restarting, has not reloaded the run or namespace yet, or has seen no worker
+ * lately. Only for reads: a
  * decision that timed out may still have been applied.
  */
 export function isTransientReadFailure(error: unknown): boolean {
@@ -109,7 +110,25 @@ export function isTransientReadFailure(error: unknown): boolean {
     return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
   }
   const code = grpcCodeIn(error);
+  if (code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(messagesOf(error));
   return code !== undefined && TRANSIENT_GRPC_CODES.has(code);
+}
+
+const GRPC_FAILED_PRECONDITION = 9;
+/**
+ * A query while no worker has polled lately: the run's worker is restarting, or the server has
+ * just restarted and not seen the pollers again yet.
+ */
+const NO_POLLER = /no poller seen for task queue recently/;
+
+function messagesOf(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    messages.push(current.message);
+    current = current.cause;
+  }
+  return messages.join('\n');
 }
 
 function grpcCodeIn(error: unknown): number | undefined {
