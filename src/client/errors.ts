@@ -81,7 +81,6 @@ function isCompletedError(error: unknown): boolean {
   return /already completed|workflow execution already finished/i.test(message);
 }
 
-/** The gRPC status code of `error` or of an error it wraps, if any. */
 /**
  * Temporal could not be reached at all: refused connection (the worker's `TransportError`), the
  * client's connect deadline, or a call answered UNAVAILABLE.
@@ -96,24 +95,11 @@ export function isTemporalUnreachable(error: unknown): boolean {
   );
 }
 
-/** DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE: what a server restart or overload answers. */
-const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAILABLE]);
-
 /**
- * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
- * overloaded or restarting, has not reloaded the run or namespace yet, or has seen no worker
- * lately. Only for reads: a
- * decision that timed out may still have been applied.
+ * DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, UNAVAILABLE: what a server restart or overload
+ * answers.
  */
-export function isTransientReadFailure(error: unknown): boolean {
-  if (error instanceof TollgateError) {
-    return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
-  }
-  const code = grpcCodeIn(error);
-  if (code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(messagesOf(error));
-  return code !== undefined && TRANSIENT_GRPC_CODES.has(code);
-}
-
+const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAILABLE]);
 const GRPC_FAILED_PRECONDITION = 9;
 /**
  * A query while no worker has polled lately: the run's worker is restarting, or the server has
@@ -121,20 +107,30 @@ const GRPC_FAILED_PRECONDITION = 9;
  */
 const NO_POLLER = /no poller seen for task queue recently/;
 
-function messagesOf(error: unknown): string {
-  const messages: string[] = [];
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    messages.push(current.message);
-    current = current.cause;
+/**
+ * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
+ * overloaded or restarting, has not reloaded the run or namespace yet, or has seen no worker
+ * lately. Only for reads: a decision that timed out may still have been applied.
+ */
+export function isTransientReadFailure(error: unknown): boolean {
+  if (error instanceof TollgateError) {
+    return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
   }
-  return messages.join('\n');
+  const grpc = grpcErrorIn(error);
+  if (grpc?.code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(grpc.message);
+  return grpc !== undefined && TRANSIENT_GRPC_CODES.has(grpc.code);
 }
 
+/** The gRPC status code of `error` or of an error it wraps, if any. */
 function grpcCodeIn(error: unknown): number | undefined {
+  return grpcErrorIn(error)?.code;
+}
+
+/** The gRPC error `error` is or wraps, if any. */
+function grpcErrorIn(error: unknown): { code: number; message: string } | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current; depth++) {
-    if (isGrpcServiceError(current)) return current.code;
+    if (isGrpcServiceError(current)) return current;
     current = current instanceof Error ? current.cause : undefined;
   }
   return undefined;

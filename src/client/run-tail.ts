@@ -97,8 +97,9 @@ const OUTAGE_RETRY_MS = 1000;
 
 /**
  * Reads the log, riding out a server that restarts under a tail: for a moment it answers that the
- * run (or its namespace) does not exist, cannot be reached, or times out. The run was there when the tail
- * began, so such answers are retried for up to a minute before they end the stream.
+ * run (or its namespace) does not exist, cannot be reached, times out or has no worker. The run
+ * was there when the tail began, so such answers are retried for up to a minute before they end
+ * the stream.
  */
 async function readLogPatiently(
   client: Client,
