@@ -21,8 +21,10 @@ export const worker: CommandHandler = async (input) => {
   const settings: WorkerSettings = {};
   const connectTimeout = stringOption(input, 'connect-timeout');
   if (connectTimeout !== undefined) settings.connectTimeout = connectTimeout;
-  const cache = integerOption(input, 'max-cached-workflows', -1, { min: 0, max: 1_000_000 });
-  if (cache >= 0) settings.maxCachedWorkflows = cache;
+  if (stringOption(input, 'max-cached-workflows') !== undefined) {
+    const range = { min: 0, max: 1_000_000 };
+    settings.maxCachedWorkflows = integerOption(input, 'max-cached-workflows', 0, range);
+  }
   const tollgate = openTollgate(input.global, agents, settings);
   try {
     output.progress(`Starting the worker on ${tollgate.address}…`);
