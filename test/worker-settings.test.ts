@@ -1,10 +1,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePorts } from '../src/devserver/free-ports.js';
 import { Tollgate, type Agent, type WorkerSettings } from '../src/index.js';
 import { gatedTestAgent, settlesWithin, uniqueQueue } from './support/harness.js';
-import { answeringAgentsModule, CLI } from './support/cli.js';
+import { answeringAgentsModule, cli, runScript, type CliResult } from './support/cli.js';
 import { startTcpProxy } from './support/tcp-proxy.js';
 
 const TEMPORAL = process.env.TEMPORAL_ADDRESS ?? 'localhost:7233';
@@ -39,36 +38,23 @@ async function approvedRunTaskQueues(tollgate: Tollgate, agentId: string): Promi
 const REFUSED_WORKER = fileURLToPath(new URL('./support/refused-worker.js', import.meta.url));
 const REFUSED_QUEUE = `refused-${'q'.repeat(1000)}`;
 
-/** Runs `args` with this Node on REFUSED_QUEUE to its end: exit code, stdout, stderr. */
-function runOnRefusedQueue(
-  args: string[],
-): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, TASK_QUEUE: REFUSED_QUEUE },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (data: Buffer) => (out += data.toString()));
-  child.stderr.on('data', (data: Buffer) => (err += data.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, out, err })));
-}
-
 describe('worker settings', () => {
   // Started first and checked last: their minute of waiting overlaps the other tests.
-  type Ended = { code: number | null; out: string; err: string };
-  let apiWorker: Promise<Ended>;
-  let cliWorker: Promise<Ended>;
+  let apiWorker: Promise<CliResult>;
+  let cliWorker: Promise<CliResult>;
   beforeAll(async () => {
-    apiWorker = runOnRefusedQueue([REFUSED_WORKER]);
-    cliWorker = runOnRefusedQueue([
-      CLI,
-      'worker',
-      '--agents',
-      await answeringAgentsModule({ a: { id: 'refused-cli', text: 'hi' } }),
-      '--task-queue',
-      REFUSED_QUEUE,
-    ]);
+    const env = { TASK_QUEUE: REFUSED_QUEUE };
+    apiWorker = runScript(REFUSED_WORKER, [], env);
+    cliWorker = cli(
+      [
+        'worker',
+        '--agents',
+        await answeringAgentsModule({ a: { id: 'refused-cli', text: 'hi' } }),
+        '--task-queue',
+        REFUSED_QUEUE,
+      ],
+      env,
+    );
   });
 
   it.each<[string, WorkerSettings, string]>([
@@ -184,15 +170,15 @@ describe('worker settings', () => {
 
   it('workerStopped() rejects with WORKER_STOPPED when the worker stops by itself; the CLI worker exits 1', async () => {
     const api = await apiWorker;
-    expect(api.out).toContain('STARTED');
-    expect(api.out).toMatch(
+    expect(api.stdout).toContain('STARTED');
+    expect(api.stdout).toMatch(
       /STOPPED WORKER_STOPPED: The agent worker on task queue 'refused-q+' stopped by itself/,
     );
     // shutdown() returns after such a failure.
-    expect(api.out).toContain('SHUT DOWN');
+    expect(api.stdout).toContain('SHUT DOWN');
     expect(api.code).toBe(0);
-    const cli = await cliWorker;
-    expect(cli.err).toContain('WORKER_STOPPED');
-    expect(cli.code).toBe(1);
+    const cliEnd = await cliWorker;
+    expect(cliEnd.stderr).toContain('WORKER_STOPPED');
+    expect(cliEnd.code).toBe(1);
   }, 180_000);
 });

@@ -23,12 +23,13 @@ export function envWith(changes: Record<string, string | undefined>): NodeJS.Pro
   return env;
 }
 
-/** Runs the compiled CLI to its end. */
-export function cli(
-  args: string[],
+/** Runs a compiled script with this Node to its end, collecting its output. */
+export function runScript(
+  script: string,
+  args: string[] = [],
   env: Record<string, string | undefined> = {},
 ): Promise<CliResult> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [script, ...args], {
     env: envWith(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -40,6 +41,14 @@ export function cli(
     child.once('error', reject);
     child.once('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** Runs the compiled CLI to its end. */
+export function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<CliResult> {
+  return runScript(CLI, args, env);
 }
 
 /**
