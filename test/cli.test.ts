@@ -302,6 +302,42 @@ describe('the tollgate CLI hosting agents and the API', () => {
     expect(worker.stderr()).toBe('');
   });
 
+  it('worker passes --max-cached-workflows and --connect-timeout to the worker, checked first', async () => {
+    const moduleFile = await answeringAgentsModule({
+      greeter: { id: 'uncached-greeter', text: 'hi without a cache' },
+    });
+    const taskQueue = uniqueQueue('cli-worker-settings');
+    const flags = ['worker', '--agents', moduleFile, '--task-queue', taskQueue];
+    const refused = await cli([...flags, '--max-cached-workflows', '1']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'worker.maxCachedWorkflows must be 0 (no cache) or at least 2',
+    );
+    const badTimeout = await cli([...flags, '--connect-timeout', 'soon']);
+    expect(badTimeout.code).toBe(2);
+    expect(badTimeout.stderr).toContain('worker.connectTimeout');
+
+    const worker = start([...flags, '--max-cached-workflows', '0', '--connect-timeout', '30s']);
+    const client = new Tollgate({ temporal: { taskQueue } });
+    try {
+      await worker.waitForLine((line) => line.startsWith('Worker hosting'));
+      const output = await client.getAgent('uncached-greeter').generate('hello');
+      expect(output.text).toBe('hi without a cache');
+      // With the cache off, no workflow task of the run went to a sticky queue.
+      const history = await (await client.client()).workflow.getHandle(output.runId).fetchHistory();
+      const kinds = (history.events ?? []).flatMap((event) => {
+        const kind = event.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
+        return kind === undefined || kind === null ? [] : [kind];
+      });
+      expect(kinds.length).toBeGreaterThan(1);
+      expect(kinds.every((kind) => kind === 1)).toBe(true);
+    } finally {
+      await client.shutdown();
+      worker.child.kill('SIGINT');
+    }
+    expect(await worker.exited).toBe(0);
+  });
+
   it('serve answers the API with the configured tokens until SIGINT, then exits 0', async () => {
     const tokens = JSON.stringify([{ token: 'secret-1', id: 'ops', roles: ['ops'] }]);
     const server = start(['serve', '--port', '0', '--json'], { TOLLGATE_TOKENS: tokens });
