@@ -15,6 +15,7 @@ import { liveBus } from './live/live-bus.js';
 import type { Tracing, TracingOptions } from './telemetry/tracing.js';
 import { workerEnd, type RunningWorker } from './running-worker.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
+import { checkWorkflowSdk } from './workflow-sdk-check.js';
 import {
   checkWorkerSettings,
   type CheckedWorkerSettings,
@@ -98,6 +99,7 @@ export class Tollgate {
         'startWorker() needs agents: pass them as new Tollgate({ agents }).',
       );
     }
+    await checkWorkflowSdk();
     const { client, native } = await this.reachTemporal();
     const worker = await createAgentWorker({
       connection: native,

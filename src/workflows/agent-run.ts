@@ -1,8 +1,11 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
+  condition,
   isCancellation,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { FinishReason } from '../common/chunks.js';
@@ -49,11 +52,25 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       });
     }
     close(state, result.finishReason, 'completed');
+    await handlersFinished();
     return result;
   } catch (error) {
     await CancellationScope.nonCancellable(async () => fail(state, error));
     throw error instanceof ActivityFailure ? asRunFailure(error) : error;
   }
+}
+
+/** The patch a run records when it completes only after its signal and update handlers have. */
+export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
+
+/**
+ * An update handler may still be passing a decision down to a sub-agent's run when the run
+ * completes; completing then would cut it off and answer its caller with an error. Runs that
+ * complete under this code wait for every handler first; runs that completed before it did not,
+ * so their histories replay without the marker.
+ */
+async function handlersFinished(): Promise<void> {
+  if (patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
 }
 
 /** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */
