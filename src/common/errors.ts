@@ -29,6 +29,9 @@ export const TOLLGATE_ERROR_CODES = [
   'TEMPORAL_UNAVAILABLE',
   'NAMESPACE_NOT_FOUND',
   'WORKER_STOPPED',
+  'PAYLOAD_TOO_LARGE',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_UNAVAILABLE',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];
