@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createOpenAI } from '@ai-sdk/openai';
+import { APICallError } from 'ai';
+import { modelCallFailure, retryAfterMs } from '../src/activities/model-errors.js';
 import { Agent, type Tollgate } from '../src/index.js';
 import { chunksOf, hostAgents } from './support/harness.js';
 import {
@@ -71,5 +73,52 @@ describe('model provider errors', () => {
     expect(output.text).toBe('Back up.');
     expect(servers.down!.requests).toHaveLength(2);
     expect(await activityAttempts(tollgate, output.runId, 'modelStep')).toEqual([2]);
+  });
+});
+
+describe('modelCallFailure (pure)', () => {
+  const apiError = (statusCode: number, responseHeaders: Record<string, string> = {}) =>
+    new APICallError({
+      message: 'provider says no',
+      url: 'https://example.test/v1/chat/completions?key=secret',
+      requestBodyValues: { messages: ['the prompt'] },
+      statusCode,
+      responseHeaders,
+    });
+
+  it.each([400, 401, 403, 404, 422])(
+    'fails %i at once, without the url or the prompt',
+    (status) => {
+      const failure = modelCallFailure(apiError(status));
+      expect(failure).toMatchObject({
+        type: 'tollgate.MODEL_REQUEST_REJECTED',
+        nonRetryable: true,
+      });
+      expect(failure?.message).toContain(`HTTP ${status} (provider says no)`);
+      expect(failure?.message).not.toMatch(/secret|the prompt/);
+    },
+  );
+
+  it.each([408, 409, 429, 500, 502, 503])('retries %i', (status) => {
+    expect(modelCallFailure(apiError(status))).toMatchObject({
+      type: 'tollgate.MODEL_UNAVAILABLE',
+      nonRetryable: false,
+      nextRetryDelay: undefined,
+    });
+  });
+
+  it('honours retry-after-ms, then retry-after in seconds or as a date, up to 5 minutes', () => {
+    expect(modelCallFailure(apiError(429, { 'retry-after-ms': '1500' }))?.nextRetryDelay).toBe(
+      1500,
+    );
+    expect(retryAfterMs({ 'Retry-After': '3' })).toBe(3000);
+    const inTenSeconds = new Date(Date.now() + 10_000).toUTCString();
+    expect(retryAfterMs({ 'retry-after': inTenSeconds })).toBeGreaterThan(8000);
+    expect(retryAfterMs({ 'retry-after': '3600' })).toBeUndefined();
+    expect(retryAfterMs({ 'retry-after': 'soon' })).toBeUndefined();
+  });
+
+  it('leaves errors without an HTTP status to the retry policy', () => {
+    expect(modelCallFailure(new Error('socket hang up'))).toBeUndefined();
   });
 });
