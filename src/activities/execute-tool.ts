@@ -5,6 +5,7 @@ import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
 import type { Agent } from '../definitions/agent.js';
 import type { AgentRegistry } from './agent-registry.js';
+import type { Checkpoints } from './checkpoints.js';
 
 const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
 
@@ -16,6 +17,7 @@ const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
 export async function runTool(
   agents: AgentRegistry,
   input: ExecuteToolInput,
+  checkpoints: Checkpoints,
 ): Promise<ExecuteToolOutput> {
   const agent = agents.require(input.agentId);
   const { call } = input;
@@ -55,6 +57,9 @@ export async function runTool(
     },
     requestContext: input.requestContext,
     idempotencyKey: `${input.runId}:${call.toolCallId}`,
+    attempt: Context.current().info.attempt,
+    checkpoint: (value) => checkpoints.record(value),
+    lastCheckpoint: checkpoints.previous,
     abortSignal: Context.current().cancellationSignal,
   };
   const output = await withHooks(agent, tool.id, parsed.data, context, () =>

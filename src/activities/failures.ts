@@ -1,9 +1,11 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { TollgateError } from '../common/errors.js';
+import { modelCallFailure } from './model-errors.js';
 
 /**
  * Classifies an error at the activity boundary: a `TollgateError` is the user's to fix and fails
- * at once under its dotted type; anything else is left to the activity's retry policy.
+ * at once under its dotted type; a model provider's HTTP error is classified by its status
+ * (`modelCallFailure`); anything else is left to the activity's retry policy.
  */
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof TollgateError) {
@@ -14,7 +16,7 @@ export function asActivityFailure(error: unknown): unknown {
       cause: error,
     });
   }
-  return error;
+  return modelCallFailure(error) ?? error;
 }
 
 /** Runs an activity body, classifying what it throws. */

@@ -14,6 +14,7 @@ import type { AgentRegistry } from './agent-registry.js';
 import { ConversationCache } from './conversation-cache.js';
 import { describeAgent } from './describe-agent.js';
 import { runTool } from './execute-tool.js';
+import { Checkpoints } from './checkpoints.js';
 import { classified } from './failures.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { runModelStep } from './model-step.js';
@@ -53,7 +54,13 @@ export function createActivities(deps: ActivityDeps) {
         ),
       ),
     executeTool: (input: ExecuteToolInput) =>
-      classified(() => whileHeartbeating(() => runTool(deps.agents, input))),
+      classified(() => {
+        const checkpoints = new Checkpoints();
+        return whileHeartbeating(
+          () => runTool(deps.agents, input, checkpoints),
+          () => checkpoints.details(),
+        );
+      }),
     evaluateToolPolicies: (input: EvaluateGatesInput) =>
       classified(() => evaluateAgentPolicies(deps.agents, deps.policies, input)),
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),

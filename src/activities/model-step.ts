@@ -5,11 +5,13 @@ import { makeChunk, type FinishReason, type Usage } from '../common/chunks.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { toJsonValue, type JsonValue } from '../common/json.js';
 import type { ModelStepInput, ModelStepOutput, ModelToolCall } from '../common/run-types.js';
+import { textDeltasField } from '../common/step-text.js';
 import type { Agent } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ConversationCache } from './conversation-cache.js';
 import { resolveModel } from './resolve-model.js';
+import { checkOutputSize } from './step-size.js';
 
 export interface ModelStepDeps {
   agents: AgentRegistry;
@@ -82,14 +84,16 @@ export async function runModelStep(
   }
 
   const responseMessages = toJsonValue((await result.response).messages) as JsonValue[];
-  deps.conversations.set(input.runId, [...messages, ...responseMessages]);
-  return {
-    textDeltas,
+  const output: ModelStepOutput = {
+    ...textDeltasField(textDeltas, responseMessages),
     toolCalls,
     responseMessages,
     finishReason: (await result.finishReason) as FinishReason,
     usage: usageOf(await result.totalUsage),
   };
+  checkOutputSize(agent, input, output);
+  deps.conversations.set(input.runId, [...messages, ...responseMessages]);
+  return output;
 }
 
 async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {

@@ -30,6 +30,9 @@ export const TOLLGATE_ERROR_CODES = [
   'NAMESPACE_NOT_FOUND',
   'WORKER_STOPPED',
   'TEMPORAL_SDK_UNSUPPORTED',
+  'PAYLOAD_TOO_LARGE',
+  'MODEL_REQUEST_REJECTED',
+  'MODEL_UNAVAILABLE',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

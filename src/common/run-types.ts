@@ -197,7 +197,13 @@ export interface ModelStepInput {
 }
 
 export interface ModelStepOutput {
-  textDeltas: string[];
+  /**
+   * The step's text deltas, written out. Workers since `textDeltaLengths` send it only when the
+   * deltas do not join to the text of `responseMessages`; histories recorded before carry it always.
+   */
+  textDeltas?: string[];
+  /** Lengths of the step's text deltas (UTF-16 units), cut from the text of `responseMessages`. */
+  textDeltaLengths?: number[];
   toolCalls: ModelToolCall[];
   /** Messages the step adds to the conversation (the assistant's turn). */
   responseMessages: JsonValue[];

@@ -63,6 +63,12 @@ export interface ModelStepOptions {
   heartbeatTimeoutMs?: number;
   /** Attempts in all. Default 3. */
   maximumAttempts?: number;
+  /**
+   * Largest result of one step (its text, tool calls and usage as JSON), bytes. A bigger step
+   * fails the run at once with `PAYLOAD_TOO_LARGE` instead of being rejected by Temporal. Default
+   * 1900000, under the server's default `limit.blobSize.error` (2 MiB); set it below your server's.
+   */
+  maxOutputBytes?: number;
 }
 
 export interface AgentConfig {
@@ -124,6 +130,13 @@ export class Agent {
       throw new TollgateError(
         'INVALID_AGENT',
         `Agent "${config.id}": defaultOptions.maxSteps must be a whole number of at least 1, not ${maxSteps}.`,
+      );
+    }
+    const maxOutputBytes = config.modelStep?.maxOutputBytes;
+    if (maxOutputBytes !== undefined && (!Number.isInteger(maxOutputBytes) || maxOutputBytes < 1)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${config.id}": modelStep.maxOutputBytes must be a whole number of bytes of at least 1, not ${maxOutputBytes}.`,
       );
     }
     this.id = config.id;

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { TollgateError } from '../common/errors.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
-import type { JsonObject } from '../common/json.js';
+import type { JsonObject, JsonValue } from '../common/json.js';
 
 /** Where a tool's `suspend()` leaves its call: parked until resumed with data. */
 export interface SuspendSignal {
@@ -26,6 +26,20 @@ export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
   requestContext: JsonObject;
   /** `<runId>:<toolCallId>`: the same on every retry; use it to make side effects happen once. */
   idempotencyKey: string;
+  /**
+   * 1 on the first attempt of this execution; above 1, earlier attempts of the same call started
+   * (they threw, timed out, or their worker died) and may have had effects. Starts at 1 again
+   * when `execute` runs after a `suspend()`.
+   */
+  attempt: number;
+  /**
+   * Records progress of this call (JSON), e.g. `{ chargeId }` right after a side effect; later
+   * attempts of the call read it as `lastCheckpoint`. It travels with the heartbeats: a worker
+   * crash can lose a checkpoint recorded less than a heartbeat interval before it.
+   */
+  checkpoint(value: JsonValue): void;
+  /** The latest `checkpoint()` of an earlier attempt of this call; undefined on a first attempt. */
+  lastCheckpoint: JsonValue | undefined;
   /** Aborted when the run is cancelled or the attempt times out. */
   abortSignal: AbortSignal;
 }

@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { FinishReason } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
+import { stepTextDeltas } from '../common/step-text.js';
 import type {
   AgentManifest,
   ModelStepOutput,
@@ -97,6 +98,7 @@ async function runSteps(
   // grows linearly with the conversation instead of quadratically.
   let knownToWorker = 0;
   let last: ModelStepOutput | undefined;
+  let lastText: string[] = [];
   let step = 0;
   while (step < maxSteps) {
     step++;
@@ -108,7 +110,8 @@ async function runSteps(
       chunkOffset: state.chunks.length,
       conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
     });
-    for (const text of last.textDeltas) state.emit('text-delta', { text });
+    lastText = stepTextDeltas(last);
+    for (const text of lastText) state.emit('text-delta', { text });
     for (const call of last.toolCalls) {
       state.emit('tool-call', {
         toolCallId: call.toolCallId,
@@ -127,7 +130,7 @@ async function runSteps(
   }
   return {
     finishReason: last?.finishReason ?? 'stop',
-    text: last?.textDeltas.join('') ?? '',
+    text: lastText.join(''),
     steps: step,
     usage: state.usage,
   };

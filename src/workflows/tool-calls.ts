@@ -1,4 +1,9 @@
-import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  condition,
+} from '@temporalio/workflow';
 import type { ToolCallRef } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type {
@@ -6,6 +11,7 @@ import type {
   ExecuteToolOutput,
   ModelToolCall,
   RunInput,
+  ToolManifest,
 } from '../common/run-types.js';
 import { executeTool } from './activity-calls.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
@@ -132,9 +138,25 @@ async function execute(
       ...(resumeData !== undefined ? { resumeData } : {}),
     });
   } catch (error) {
-    if (error instanceof ActivityFailure) return { kind: 'error', error: failureMessage(error) };
+    if (error instanceof ActivityFailure)
+      return { kind: 'error', error: toolFailureMessage(error, tool) };
     throw error;
   }
+}
+
+/**
+ * What the model and the stream see when a call's last attempt failed. A timed-out attempt says
+ * how often `execute` may have started: each attempt may have run it, up to the end.
+ */
+function toolFailureMessage(error: ActivityFailure, tool: ToolManifest): string {
+  const cause = error.cause;
+  if (!(cause instanceof TimeoutFailure)) return failureMessage(error);
+  const how =
+    cause.timeoutType === 'HEARTBEAT'
+      ? `its worker stopped heartbeating${tool.heartbeatTimeoutMs !== undefined ? ` for ${tool.heartbeatTimeoutMs} ms` : ''} (it crashed or hung)`
+      : `it ran past its ${tool.timeoutMs} ms limit`;
+  const attempts = tool.retry.maximumAttempts;
+  return `Tool "${tool.name}" did not finish: ${how} on its last attempt; execute may have started up to ${attempts} time(s), its effects happen once only where it uses context.idempotencyKey.`;
 }
 
 function declined(state: RunState, call: ModelToolCall, reason: string): ToolResultPart {

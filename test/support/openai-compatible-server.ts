@@ -14,6 +14,8 @@ export interface ScriptedReply {
   toolCalls?: Array<{ id: string; name: string; args: Record<string, unknown> }>;
   /** Defaults to `'tool_calls'` when `toolCalls` is non-empty, else `'stop'`. */
   finishReason?: 'stop' | 'tool_calls' | 'length';
+  /** Answer with this HTTP error instead (OpenAI's error shape), e.g. 401, 429 or 503. */
+  error?: { status: number; message: string; headers?: Record<string, string> };
 }
 
 /** Handle on a running fake server. */
@@ -22,6 +24,8 @@ export interface FakeOpenAIServer {
   baseURL: string;
   /** Parsed JSON bodies of every chat-completions request, in arrival order (unexpected ones included). */
   requests: Array<Record<string, unknown>>;
+  /** `Date.now()` at the arrival of each request, aligned with `requests`. */
+  arrivals: number[];
   /** Number of scripted replies not yet consumed. */
   remaining(): number;
   /** Stops the server, dropping any open keep-alive connections. */
@@ -36,9 +40,16 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** Sends an error in OpenAI's shape, which `@ai-sdk/openai` turns into an `APICallError` message. */
-function sendError(res: ServerResponse, status: number, message: string, code: string): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  code: string,
+  headers: Record<string, string> = {},
+): void {
   const type = status >= 500 ? 'server_error' : 'invalid_request_error';
-  sendJson(res, status, { error: { message, type, param: null, code } });
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ error: { message, type, param: null, code } }));
 }
 
 /** Splits text into word-sized pieces (each word with its trailing whitespace); joining them gives the text back. */
@@ -140,6 +151,7 @@ export async function startOpenAICompatibleServer(
   script: ScriptedReply[],
 ): Promise<FakeOpenAIServer> {
   const requests: Json[] = [];
+  const arrivals: number[] = [];
   let next = 0;
 
   const server = createServer((req, res) => {
@@ -155,6 +167,7 @@ export async function startOpenAICompatibleServer(
         return sendError(res, 400, `Request body is not JSON: ${String(err)}`, 'bad_json');
       }
       requests.push(body);
+      arrivals.push(Date.now());
       const n = requests.length;
       const reply = script[next];
       if (reply === undefined) {
@@ -165,6 +178,10 @@ export async function startOpenAICompatibleServer(
         return sendError(res, 500, message, 'script_exhausted');
       }
       next++;
+      if (reply.error) {
+        const { status, message, headers } = reply.error;
+        return sendError(res, status, message, `http_${status}`, headers);
+      }
       const finishReason = reply.finishReason ?? (reply.toolCalls?.length ? 'tool_calls' : 'stop');
       const head = {
         id: `chatcmpl-fake-${n}`,
@@ -189,6 +206,7 @@ export async function startOpenAICompatibleServer(
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    arrivals,
     remaining: () => script.length - next,
     close: () =>
       new Promise<void>((resolve, reject) => {
