@@ -10,8 +10,8 @@ export const MAX_ID_LENGTH = 256;
 export const MAX_JSON_DEPTH = 64;
 
 /** Earliest and latest instants a date filter may name: what Temporal's visibility can parse. */
-export const EARLIEST_INSTANT = Date.UTC(1, 0, 1);
-export const LATEST_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+export const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 /** C0 and C1 control characters (NUL included): never part of an id. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;

@@ -9,6 +9,7 @@ import {
   type ErrorBody,
   type HealthResponse,
 } from '../common/http-api.js';
+import { TollgateError } from '../common/errors.js';
 import type { Tollgate } from '../runtime.js';
 import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
@@ -83,7 +84,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   });
   app.use(`${API_PREFIX}/*`, bearerAuth(options.auth));
   app.use(`${API_PREFIX}/*`, requireJson());
-  app.use(`${API_PREFIX}/*`, boundOutages(options.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS));
+  app.use(`${API_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
   app.use(
     `${API_PREFIX}/*`,
     bodyLimit({
@@ -116,6 +117,15 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body, status);
   });
   return { app, listen: (listenOptions) => listen(app, listenOptions) };
+}
+
+function outageTimeoutOf(options: TollgateServerOptions): number {
+  const ms = options.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS;
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms > 0) return ms;
+  throw new TollgateError(
+    'INVALID_OPTIONS',
+    `outageTimeoutMs must be a positive number of milliseconds, not ${String(ms)}.`,
+  );
 }
 
 function serveInbox(app: Hono<ServerEnv>, root: string): void {
