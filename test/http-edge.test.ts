@@ -181,6 +181,12 @@ describe('the HTTP edge', () => {
       code: 'INVALID_OPTIONS',
       message: expect.stringContaining('toolCallId'),
     });
+    await expect(
+      ops.generate('hi', { runId, approval: { approvers: ['alice', 'bob\u0000'] } }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining('approval.approvers[1]'),
+    });
     await expect(ops.listSuspendedRuns({ threadId: 'a\u0000' })).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
     });
