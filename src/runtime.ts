@@ -7,6 +7,7 @@ import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
+import { checkId } from './client/run-options.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import { TollgateError } from './common/errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
@@ -178,6 +179,7 @@ export class Tollgate {
     if (typeof agentId !== 'string' || agentId === '') {
       throw new TollgateError('INVALID_OPTIONS', 'getAgent() needs an agent id.');
     }
+    checkId(agentId, 'agentId');
     return new AgentClient(agentId, {
       client: () => this.client(),
       taskQueue: this.taskQueue,

@@ -51,7 +51,7 @@ describe('HTTP API failures', () => {
     try {
       const response = await fetch(`${second.url}/api/agents/http-agent/stream`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${ALICE}` },
+        headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
         body: JSON.stringify({ messages: 'wait for it' }),
       });
       expect(response.status).toBe(200);
@@ -94,7 +94,7 @@ describe('HTTP API failures', () => {
       expect(await health.json()).toEqual({ ok: false });
       const failed = await app.request('/api/agents/http-agent/stream', {
         method: 'POST',
-        headers: { authorization: `Bearer ${ALICE}` },
+        headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
         body: JSON.stringify({ messages: 'hello' }),
       });
       expect(failed.status).toBe(503);

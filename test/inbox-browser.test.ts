@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -174,6 +176,32 @@ describe('the approval inbox in a browser', () => {
       '/inbox/lib/../../package.json',
     ]) {
       expect([path, (await get(path)).status]).toEqual([path, 404]);
+    }
+  });
+
+  it('refuses to be framed by a page of another origin (clickjacking)', async () => {
+    // The framing page: another port is another origin.
+    const framer: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><iframe id="inbox" src="${server.url}/inbox"></iframe>`);
+    });
+    await new Promise<void>((done) => framer.listen(0, '127.0.0.1', done));
+    const page = await context.newPage();
+    const refusals: string[] = [];
+    page.on('console', (message) => {
+      if (message.text().includes('frame-ancestors')) refusals.push(message.text());
+    });
+    try {
+      const { port } = framer.address() as AddressInfo;
+      await page.goto(`http://127.0.0.1:${port}/`);
+      const inbox = page.frames().find((frame) => frame !== page.mainFrame())!;
+      await inbox.waitForLoadState();
+      expect(inbox.url()).not.toContain('/inbox');
+      expect(await inbox.locator('h1', { hasText: 'Tollgate approvals' }).count()).toBe(0);
+      expect(refusals).toEqual([expect.stringContaining("frame-ancestors 'none'")]);
+    } finally {
+      await page.close();
+      await new Promise((done) => framer.close(done));
     }
   });
 

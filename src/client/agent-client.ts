@@ -35,6 +35,7 @@ import {
 import { pickApprovalTarget, type SendToolApprovalOptions } from './send-tool-approval.js';
 import {
   checkDecision,
+  checkId,
   checkRunInput,
   type DecisionOptions,
   type Messages,
@@ -121,7 +122,7 @@ export class AgentClient {
           { cause: error },
         );
       }
-      throw error;
+      throw await toTollgateError(error, runId);
     }
     return this.follow(client, runId, 0, live);
   }
@@ -131,16 +132,16 @@ export class AgentClient {
     return collectOutput(await this.stream(messages, options));
   }
 
-  approveToolCall(options: DecisionOptions): Promise<AgentStream> {
+  async approveToolCall(options: DecisionOptions): Promise<AgentStream> {
     return this.decide('approve', checkDecision(options, 'approveToolCall'));
   }
 
-  declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
+  async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
     return this.decide('decline', checkDecision(options, 'declineToolCall'));
   }
 
   /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */
-  resumeStream(resumeData: JsonValue, options: ResumeOptions): Promise<AgentStream> {
+  async resumeStream(resumeData: JsonValue, options: ResumeOptions): Promise<AgentStream> {
     return this.decide('resume', { ...checkDecision(options, 'resumeStream'), resumeData });
   }
 
@@ -167,6 +168,7 @@ export class AgentClient {
         'observe needs { runId: string, offset?: a whole number ≥ 0 }.',
       );
     }
+    checkId(options.runId, 'runId');
     const client = await this.context.client();
     try {
       await client.workflow.getHandle(options.runId).describe();
@@ -187,6 +189,7 @@ export class AgentClient {
    * history by a query, so it works for running and closed runs.
    */
   async getAuditTrail(runId: string): Promise<AuditEntry[]> {
+    checkId(runId, 'runId');
     const client = await this.context.client();
     try {
       return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
@@ -197,6 +200,7 @@ export class AgentClient {
 
   /** The calls a run waits on, read from the run itself. */
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
+    checkId(runId, 'runId');
     const client = await this.context.client();
     try {
       return await client.workflow
@@ -233,6 +237,9 @@ export class AgentClient {
         'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
       );
     }
+    checkId(options.threadId, 'threadId');
+    checkId(options.resourceId, 'resourceId');
+    if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
     const found = await this.listSuspendedRuns({
       threadId: options.threadId,
       resourceId: options.resourceId,

@@ -1,7 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { InterceptingCall, Metadata, status as grpcStatus, type Interceptor } from '@grpc/grpc-js';
 import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 
 type Call = ConstructorParameters<typeof InterceptingCall>[0];
+
+const outageBudget = new AsyncLocalStorage<number>();
+
+/**
+ * Runs `work` with Temporal calls that stop retrying an unreachable server (UNAVAILABLE) after
+ * `ms` each and fail, instead of the SDK's ≈ 20 s of retries: for callers that must answer soon,
+ * such as the HTTP server. UNAVAILABLE means the request did not reach Temporal, so nothing was
+ * changed. Other retried codes keep the SDK's retries.
+ */
+export function withOutageBudget<T>(ms: number, work: () => Promise<T>): Promise<T> {
+  return outageBudget.run(ms, work);
+}
 
 /** A client connection that can be closed while calls are still being retried. */
 export interface ClosableConnection {
@@ -18,10 +31,20 @@ export interface ClosableConnection {
 export async function connectClosable(address: string): Promise<ClosableConnection> {
   let closing = false;
   const defaults = defaultGrpcRetryOptions();
-  const retry = makeGrpcRetryInterceptor({
-    ...defaults,
-    retryableDecider: (attempt, status) => !closing && defaults.retryableDecider(attempt, status),
-  });
+  // Made per call: a call started under `withOutageBudget` stops retrying once its budget is spent.
+  const retry: Interceptor = (options, nextCall) => {
+    const budget = outageBudget.getStore();
+    const started = Date.now();
+    const left = () => (budget === undefined ? Infinity : budget - (Date.now() - started));
+    return makeGrpcRetryInterceptor({
+      delayFunction: (attempt, status) =>
+        Math.max(0, Math.min(defaults.delayFunction(attempt, status), left())),
+      retryableDecider: (attempt, status) =>
+        !closing &&
+        defaults.retryableDecider(attempt, status) &&
+        !(status.code === grpcStatus.UNAVAILABLE && left() <= 0),
+    })(options, nextCall);
+  };
   // Beneath the retries: a call started on the closed channel ends as CANCELLED instead.
   const closedChannelGuard: Interceptor = (options, nextCall) => {
     let call: Call;

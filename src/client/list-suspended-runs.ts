@@ -2,10 +2,13 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { TollgateError } from '../common/errors.js';
+import { instantProblem } from '../common/limits.js';
 import type { PendingToolCall, SuspendedRun } from '../common/run-types.js';
 
 export type { SuspendedRun };
 import { QUERIES, SEARCH_ATTRIBUTES } from '../common/wire.js';
+import { isTemporalUnreachable } from './errors.js';
+import { checkId } from './run-options.js';
 
 /** Filters and paging of `listSuspendedRuns` (SPEC §9). */
 export interface ListSuspendedRunsOptions {
@@ -50,9 +53,41 @@ export async function listSuspendedRuns(
       `page must be a whole number from 0, not ${String(page)}.`,
     );
   }
+  for (const field of ['threadId', 'resourceId'] as const) {
+    if (options[field] !== undefined) checkId(options[field], field);
+  }
+  if (agentId !== undefined) checkId(agentId, 'agentId');
   const query = visibilityQuery(agentId, options);
-  const { count: total } = await client.workflow.count(query);
-  const first = page * perPage;
+  let total: number;
+  let listed: ListedRun[];
+  try {
+    ({ count: total } = await client.workflow.count(query));
+    listed = await listPage(client, query, page * perPage, perPage);
+  } catch (error) {
+    if (!isTemporalUnreachable(error)) throw error;
+    throw new TollgateError(
+      'TEMPORAL_UNAVAILABLE',
+      'Temporal could not be reached to list the waiting runs; try again when the server is back.',
+      { cause: error },
+    );
+  }
+  // Ask the page's runs at once: each answer comes from its own worker-side query.
+  const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
+  const runs = listed.flatMap((run, at) => {
+    const calls = pending[at];
+    if (calls === undefined) return [unavailableRun(run)];
+    return calls.length > 0 ? [suspendedRun(run.runId, run.attributes, calls)] : [];
+  });
+  return { runs, total };
+}
+
+/** The runs from index `first` on, `perPage` at most, in visibility's order. */
+async function listPage(
+  client: Client,
+  query: string,
+  first: number,
+  perPage: number,
+): Promise<ListedRun[]> {
   const listed: ListedRun[] = [];
   let index = 0;
   for await (const execution of client.workflow.list({
@@ -67,14 +102,7 @@ export async function listSuspendedRuns(
     });
     if (listed.length >= perPage) break;
   }
-  // Ask the page's runs at once: each answer comes from its own worker-side query.
-  const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
-  const runs = listed.flatMap((run, at) => {
-    const calls = pending[at];
-    if (calls === undefined) return [unavailableRun(run)];
-    return calls.length > 0 ? [suspendedRun(run.runId, run.attributes, calls)] : [];
-  });
-  return { runs, total };
+  return listed;
 }
 
 function visibilityQuery(agentId: string | undefined, options: ListSuspendedRunsOptions): string {
@@ -100,9 +128,8 @@ function visibilityQuery(agentId: string | undefined, options: ListSuspendedRuns
 }
 
 function isoOf(date: Date, name: string): string {
-  if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
-    throw new TollgateError('INVALID_OPTIONS', `${name} must be a valid Date.`);
-  }
+  const problem = instantProblem(date, name);
+  if (problem) throw new TollgateError('INVALID_OPTIONS', problem);
   return date.toISOString();
 }
 

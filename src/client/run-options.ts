@@ -1,5 +1,6 @@
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
@@ -53,6 +54,17 @@ function invalid(message: string): TollgateError {
   return new TollgateError('INVALID_OPTIONS', message);
 }
 
+/** Refuses `value` as the id `field` with `INVALID_OPTIONS` unless `common/limits.ts` accepts it. */
+export function checkId(value: unknown, field: string): void {
+  const problem = idProblem(value, field);
+  if (problem) throw invalid(problem);
+}
+
+/** `checkId` for an id that may be left out. */
+function checkOptionalId(value: unknown, field: string): void {
+  if (value !== undefined) checkId(value, field);
+}
+
 /** Checks a run's inputs and turns a string prompt into one user message. */
 export function checkRunInput(messages: unknown, options: RunOptions | undefined): JsonValue[] {
   const opts = options ?? {};
@@ -74,14 +86,12 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   ) {
     throw invalid('requestContext must be a JSON object.');
   }
-  if (
-    memory !== undefined &&
-    (typeof memory?.thread !== 'string' ||
-      typeof memory?.resource !== 'string' ||
-      !memory.thread ||
-      !memory.resource)
-  ) {
-    throw invalid('memory must be { thread: string, resource: string } with both non-empty.');
+  if (memory !== undefined) {
+    if (typeof memory !== 'object' || memory === null) {
+      throw invalid('memory must be { thread: string, resource: string } with both non-empty.');
+    }
+    checkId(memory.thread, 'memory.thread');
+    checkId(memory.resource, 'memory.resource');
   }
   if (opts.autoResumeSuspendedTools === true && !memory) {
     throw invalid(
@@ -116,5 +126,8 @@ export function checkDecision(options: unknown, call: string): DecisionOptions {
   if (typeof opts?.runId !== 'string' || opts.runId === '') {
     throw invalid(`${call} needs { runId }: the id of the run that waits.`);
   }
+  checkId(opts.runId, 'runId');
+  checkOptionalId(opts.toolCallId, 'toolCallId');
+  checkOptionalId(opts.fingerprint, 'fingerprint');
   return opts;
 }

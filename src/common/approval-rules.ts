@@ -1,4 +1,5 @@
 import { TollgateError } from './errors.js';
+import { idProblem } from './limits.js';
 
 /** What to do when an approval deadline passes. The call is recorded as `expired` either way. */
 export type OnTimeout = 'decline' | 'approve' | 'fail';
@@ -83,6 +84,10 @@ export function checkRules(rules: ApprovalRules, where: string): ApprovalRules {
       `${where}.approvers must be a list of ids or 'role:<name>' strings.`,
     );
   }
+  const badApprover = approvers
+    ?.map((approver, at) => idProblem(approver, `${where}.approvers[${at}]`))
+    .find((problem) => problem !== undefined);
+  if (badApprover) throw new TollgateError('INVALID_OPTIONS', badApprover);
   if (quorum !== undefined && (!Number.isInteger(quorum) || quorum < 1)) {
     throw new TollgateError(
       'INVALID_OPTIONS',

@@ -167,7 +167,7 @@ export interface HealthResponse {
 /** Every error answer: `{ error: { code, message } }`, never a stack trace. */
 export interface ErrorBody {
   error: {
-    /** A `TollgateError` code, or `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `PAYLOAD_TOO_LARGE`, `NOT_FOUND`, `INTERNAL`. */
+    /** A `TollgateError` code, or `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`, `NOT_FOUND`, `INTERNAL`. */
     code: string;
     message: string;
     /** For `BAD_REQUEST`: the failing field paths, e.g. `["options.maxSteps"]`. */
@@ -205,6 +205,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE') return 413;
+  if (code === 'UNSUPPORTED_MEDIA_TYPE') return 415;
   if (CONFLICT_CODES.includes(code)) return 409;
   if (code.startsWith('INVALID_')) return 422;
   if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;

@@ -9,11 +9,13 @@ import {
   type ErrorBody,
   type HealthResponse,
 } from '../common/http-api.js';
+import { TollgateError } from '../common/errors.js';
 import type { Tollgate } from '../runtime.js';
 import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
 import { consoleErrorLogger, errorAnswer, type ErrorLogger } from './errors.js';
 import { temporalAnswers } from './health.js';
+import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
 import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
 import { approvalsQuery } from './schemas.js';
@@ -34,6 +36,11 @@ export interface TollgateServerOptions {
   inbox?: { root: string };
   /** Where errors hidden from callers (answered as `INTERNAL`) are reported. Default `console.error`. */
   logError?: ErrorLogger;
+  /**
+   * How long a request keeps retrying a Temporal call while the server is unreachable before it
+   * is answered 503 `TEMPORAL_UNAVAILABLE`, ms. Default 5000 (the SDK alone retries ≈ 20 s).
+   */
+  outageTimeoutMs?: number;
 }
 
 /** Where `listen` binds. */
@@ -59,6 +66,7 @@ export interface TollgateServer {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_OUTAGE_TIMEOUT_MS = 5000;
 
 /** Builds the HTTP API of `common/http-api.ts` over a Tollgate runtime. */
 export function createTollgateServer(options: TollgateServerOptions): TollgateServer {
@@ -67,6 +75,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   const maxSize = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const app = new Hono<ServerEnv>();
 
+  app.use('*', securityHeaders());
   // Registered before the auth middleware, so load balancers can probe without a token.
   app.get(API_PREFIX + HEALTH_ROUTE, async (c) => {
     const ok = await temporalAnswers(tollgate);
@@ -74,6 +83,8 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body, ok ? 200 : 503);
   });
   app.use(`${API_PREFIX}/*`, bearerAuth(options.auth));
+  app.use(`${API_PREFIX}/*`, requireJson());
+  app.use(`${API_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
   app.use(
     `${API_PREFIX}/*`,
     bodyLimit({
@@ -106,6 +117,15 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body, status);
   });
   return { app, listen: (listenOptions) => listen(app, listenOptions) };
+}
+
+function outageTimeoutOf(options: TollgateServerOptions): number {
+  const ms = options.outageTimeoutMs ?? DEFAULT_OUTAGE_TIMEOUT_MS;
+  if (typeof ms === 'number' && Number.isFinite(ms) && ms > 0) return ms;
+  throw new TollgateError(
+    'INVALID_OPTIONS',
+    `outageTimeoutMs must be a positive number of milliseconds, not ${String(ms)}.`,
+  );
 }
 
 function serveInbox(app: Hono<ServerEnv>, root: string): void {

@@ -15,10 +15,15 @@ import type {
   StreamBody,
 } from '../common/http-api.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import { idProblem, instantProblem } from '../common/limits.js';
 
 const json: z.ZodType<JsonValue> = z.json();
 const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), json);
-const id = z.string().min(1);
+/** An id within the limits of `common/limits.ts`, the same the SDK's option checks apply. */
+const id = z.string().superRefine((value, context) => {
+  const problem = idProblem(value, 'the id');
+  if (problem) context.addIssue({ code: 'custom', message: problem });
+});
 
 export const streamBody: z.ZodType<StreamBody> = z.object({
   messages: z.union([z.string().min(1), z.array(json).min(1)]),
@@ -87,7 +92,11 @@ const count = (min: number, max: number) =>
 const instant = z
   .string()
   .refine((text) => !Number.isNaN(Date.parse(text)), 'Expected an ISO-8601 date')
-  .transform((text) => new Date(text));
+  .transform((text) => new Date(text))
+  .superRefine((date, context) => {
+    const problem = instantProblem(date, 'the date');
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
 
 const paging = {
   threadId: id.optional(),

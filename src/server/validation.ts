@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+import { jsonDepthExceeds, MAX_JSON_DEPTH } from '../common/limits.js';
 import { HttpError } from './errors.js';
 
 /**
@@ -13,6 +14,14 @@ export async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> 
     value = JSON.parse(text) as unknown;
   } catch {
     throw new HttpError(400, 'BAD_REQUEST', 'The request body must be a JSON object.');
+  }
+  // Before the schema, whose checks recurse: a deep enough body would overflow the stack.
+  if (jsonDepthExceeds(value, MAX_JSON_DEPTH)) {
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep; flatten it.`,
+    );
   }
   return check(schema, value, 'request body');
 }
