@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { TypedSearchAttributes } from '@temporalio/common';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { TollgateError } from '../common/errors.js';
+import { exactLimits, maySeeRun, type ExactLimits, type Scope } from '../common/scope.js';
 import type { PendingToolCall, SuspendedRun } from '../common/run-types.js';
 
 export type { SuspendedRun };
@@ -31,11 +32,14 @@ const MAX_PER_PAGE = 1000;
 /**
  * Finds an agent's (without `agentId`, every agent's) waiting runs from Temporal alone: visibility (search attributes) says which
  * runs wait, and each run's `pendingToolCalls` query says on what. Works after any restart.
+ * With a `scope`, only runs it may see are listed and counted: exact agent and resource lists
+ * go into the visibility query; patterns are matched against every listed run.
  */
 export async function listSuspendedRuns(
   client: Client,
   agentId: string | undefined,
   options: ListSuspendedRunsOptions = {},
+  scope?: Scope,
 ): Promise<SuspendedRuns> {
   const { perPage = 20, page = 0 } = options;
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
@@ -50,22 +54,29 @@ export async function listSuspendedRuns(
       `page must be a whole number from 0, not ${String(page)}.`,
     );
   }
-  const query = visibilityQuery(agentId, options);
-  const { count: total } = await client.workflow.count(query);
+  const limits = exactLimits(scope);
+  const query = visibilityQuery(agentId, options, limits);
+  // With patterns, the count must come from the runs that match them: every one is read.
+  let total = limits.patterns ? 0 : (await client.workflow.count(query)).count;
   const first = page * perPage;
   const listed: ListedRun[] = [];
   let index = 0;
   for await (const execution of client.workflow.list({
     query,
-    pageSize: Math.min(first + perPage, MAX_PER_PAGE),
+    pageSize: limits.patterns ? MAX_PER_PAGE : Math.min(first + perPage, MAX_PER_PAGE),
   })) {
-    if (index++ < first) continue;
-    listed.push({
-      runId: execution.workflowId,
-      attributes: execution.typedSearchAttributes,
-      startTime: execution.startTime,
-    });
-    if (listed.length >= perPage) break;
+    const attributes = execution.typedSearchAttributes;
+    if (limits.patterns) {
+      const run = {
+        agentId: attributes.get(SA_KEYS.agentId),
+        resourceId: attributes.get(SA_KEYS.resourceId),
+      };
+      if (!maySeeRun(scope, run)) continue;
+      total++;
+    }
+    if (index++ < first || listed.length >= perPage) continue;
+    listed.push({ runId: execution.workflowId, attributes, startTime: execution.startTime });
+    if (listed.length >= perPage && !limits.patterns) break;
   }
   // Ask the page's runs at once: each answer comes from its own worker-side query.
   const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
@@ -77,7 +88,11 @@ export async function listSuspendedRuns(
   return { runs, total };
 }
 
-function visibilityQuery(agentId: string | undefined, options: ListSuspendedRunsOptions): string {
+function visibilityQuery(
+  agentId: string | undefined,
+  options: ListSuspendedRunsOptions,
+  limits: ExactLimits,
+): string {
   const { agentId: agent, status, threadId, resourceId } = SEARCH_ATTRIBUTES;
   const clauses = [
     `${status.name} IN ('awaiting-approval', 'suspended')`,
@@ -86,6 +101,12 @@ function visibilityQuery(agentId: string | undefined, options: ListSuspendedRuns
     'ParentWorkflowId IS NULL',
   ];
   if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
+  if (limits.agents) clauses.push(`${agent.name} IN (${limits.agents.map(quote).join(', ')})`);
+  if (limits.resources) {
+    clauses.push(`${resourceId.name} IN (${limits.resources.map(quote).join(', ')})`);
+  } else if (limits.needsResource) {
+    clauses.push(`${resourceId.name} IS NOT NULL`);
+  }
   if (options.threadId !== undefined) clauses.push(`${threadId.name} = ${quote(options.threadId)}`);
   if (options.resourceId !== undefined) {
     clauses.push(`${resourceId.name} = ${quote(options.resourceId)}`);
