@@ -34,6 +34,7 @@ const TOKENS = {
   reader: 'scope-reader-token-0123456789',
   agentOnly: 'scope-agent-only-token-0123456789',
   pattern: 'scope-pattern-token-0123456789',
+  acme: 'scope-acme-token-0123456789',
 };
 
 interface Answer {
@@ -61,6 +62,7 @@ describe('token scopes on the HTTP API', () => {
           { token: TOKENS.reader, id: 'auditor', scopes: { actions: ['read'] } },
           { token: TOKENS.agentOnly, id: 'agent-team', scopes: { agents: [AGENT] } },
           { token: TOKENS.pattern, id: 'other-team', scopes: { agents: ['scope-other-*'] } },
+          { token: TOKENS.acme, id: 'acme-admin', scopes: { resources: ['acme/*'] } },
         ],
       },
       logError: (error) => console.error(error),
@@ -196,7 +198,7 @@ describe('token scopes on the HTTP API', () => {
 
   it('lists in /api/approvals only the agents a token may use, with totals and paging to match', async () => {
     const thread = uniqueId('t-list');
-    const memory = { thread, resource: 'team' };
+    const memory = { thread, resource: 'acme/team' };
     await waitingRun(uniqueId('rec-list'), memory);
     for (let i = 0; i < 2; i++) {
       await call(TOKENS.operator, 'POST', at(OTHER, '/generate'), {
@@ -218,6 +220,9 @@ describe('token scopes on the HTTP API', () => {
       OTHER,
     ]);
     expect((await list(TOKENS.pattern, '&perPage=1&page=2')).json.approvals).toEqual([]);
+    expect((await list(TOKENS.acme)).json.total).toBe(3);
+    const noTenant = await list(TOKENS.bob);
+    expect(noTenant.json).toEqual({ approvals: [], total: 0 });
     const refused = await list(TOKENS.agentOnly, `&agentId=${OTHER}`);
     expect(refused.status).toBe(403);
     const suspended = await call(
