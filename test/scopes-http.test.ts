@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Tollgate } from '../src/index.js';
+import { Agent, type Tollgate } from '../src/index.js';
 import { threadWorkflowId } from '../src/common/wire.js';
 import { TollgateClient, TollgateHttpError } from '../src/sdk/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import type { TurnPicker } from '../src/testing/index.js';
+import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   eventually,
   hostAgents,
@@ -47,11 +47,22 @@ describe('token scopes on the HTTP API', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
   const { agent } = testAgent(AGENT, [deleteRecord.tool], byPrompt);
   const { agent: other } = testAgent(OTHER, [deleteRecord.tool], byPrompt);
+  const { agent: sub } = testAgent('scope-sub-agent', [deleteRecord.tool], byPrompt);
+  /** Hands "delegate <id>" to its sub-agent as "delete <id>". */
+  const boss = new Agent({
+    id: 'scope-boss',
+    model: scriptedModel((prompt) => {
+      if (lastToolOutputs(prompt)) return { text: 'Done.' };
+      const id = /delegate ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
+      return { toolCalls: [{ toolName: 'agent-sub', args: { message: `delete ${id}` } }] };
+    }),
+    agents: { sub },
+  });
   let tollgate: Tollgate;
   let server: ListeningServer;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent, other], 'scopes');
+    tollgate = await hostAgents([agent, other, boss], 'scopes');
     server = await createTollgateServer({
       tollgate,
       auth: {
@@ -304,6 +315,38 @@ describe('token scopes on the HTTP API', () => {
     });
     expect(sent.json).toMatchObject({ accepted: true });
     await eventually(async () => expect(executionsOf(record)).toHaveLength(1));
+  });
+
+  it("gives a sub-agent's run the resource of the run at the top", async () => {
+    const record = uniqueId('rec-sub');
+    const top = await call(TOKENS.alice, 'POST', at('scope-boss', '/generate'), {
+      messages: `delegate ${record}`,
+      options: { memory: { thread: uniqueId('t'), resource: 'alice' } },
+    });
+    expect(top.json).toMatchObject({ finishReason: 'suspended' });
+    const client = await tollgate.client();
+    const children = await eventually(async () => {
+      const found: string[] = [];
+      const query = `ParentWorkflowId = '${top.json.runId as string}'`;
+      for await (const run of client.workflow.list({ query })) found.push(run.workflowId);
+      expect(found).toHaveLength(1);
+      return found;
+    });
+    const path = at('scope-sub-agent', `/pending-tool-calls?runId=${children[0]!}`);
+    const alice = await call(TOKENS.alice, 'GET', path);
+    expect(alice.status).toBe(200);
+    expect(alice.json.toolCalls).toHaveLength(1);
+    expect((await call(TOKENS.bob, 'GET', path)).status).toBe(404);
+    const approved = await call(
+      TOKENS.alice,
+      'POST',
+      at('scope-boss', '/approve-tool-call-generate'),
+      {
+        runId: top.json.runId,
+      },
+    );
+    expect(approved.json).toMatchObject({ finishReason: 'stop' });
+    expect(executionsOf(record)).toHaveLength(1);
   });
 
   it('gives the same answers through the HTTP SDK and a scoped in-process handle', async () => {
