@@ -19,7 +19,13 @@ export {
   type ApprovalPredicateContext,
   type SuspendSignal,
 } from './definitions/create-tool.js';
-export { Tollgate, type TollgateOptions, type TemporalOptions } from './runtime.js';
+export {
+  Tollgate,
+  type TollgateOptions,
+  type TemporalOptions,
+  type GetAgentOptions,
+} from './runtime.js';
+export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
 export type { TracingOptions } from './telemetry/tracing.js';
 export { AgentClient } from './client/agent-client.js';

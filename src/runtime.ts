@@ -10,6 +10,7 @@ import { connectClosable, type ClosableConnection } from './client/connection.js
 import { checkId } from './client/run-options.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import { TollgateError } from './common/errors.js';
+import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
 import { liveBus } from './live/live-bus.js';
@@ -50,6 +51,12 @@ export interface TollgateOptions {
   telemetry?: TracingOptions;
   /** Cache, concurrency and time limits of the agent worker (see `WorkerSettings`). */
   worker?: WorkerSettings;
+}
+
+/** Options of `Tollgate.getAgent`. */
+export interface GetAgentOptions {
+  /** Limits of the caller the handle acts for; without it, the handle may do everything. */
+  scope?: Scope;
 }
 
 /** Connects agents to Temporal: hosts their runs (`startWorker`) and steers runs by agent id (`getAgent`). */
@@ -173,25 +180,35 @@ export class Tollgate {
     );
   }
 
-  /** A handle on the agent's runs. The agent's code need not live in this process. */
-  getAgent(agentId: string): AgentClient {
+  /**
+   * A handle on the agent's runs. The agent's code need not live in this process. With
+   * `options.scope`, the handle does only what the scope allows (README "Scopes"), as the HTTP
+   * server does for a scoped token: an app can serve tenants in-process.
+   */
+  getAgent(agentId: string, options?: GetAgentOptions): AgentClient {
     this.assertOpen();
     if (typeof agentId !== 'string' || agentId === '') {
       throw new TollgateError('INVALID_OPTIONS', 'getAgent() needs an agent id.');
     }
     checkId(agentId, 'agentId');
-    return new AgentClient(agentId, {
-      client: () => this.client(),
-      taskQueue: this.taskQueue,
-      bus: liveBus,
-      lifetime: this.lifetime.signal,
-      holdPolicy: async (runId, policy) => {
-        this.policies.register(runId, policy);
-        await this.startPolicyWorker();
-        return this.policyQueue;
+    const scope =
+      options?.scope === undefined ? undefined : checkScope(options.scope, 'getAgent() scope');
+    return new AgentClient(
+      agentId,
+      {
+        client: () => this.client(),
+        taskQueue: this.taskQueue,
+        bus: liveBus,
+        lifetime: this.lifetime.signal,
+        holdPolicy: async (runId, policy) => {
+          this.policies.register(runId, policy);
+          await this.startPolicyWorker();
+          return this.policyQueue;
+        },
+        releasePolicy: (runId) => this.policies.forget(runId),
       },
-      releasePolicy: (runId) => this.policies.forget(runId),
-    });
+      scope,
+    );
   }
 
   /** Stops the workers (letting running activities finish) and closes connections. Runs go on. */

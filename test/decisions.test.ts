@@ -182,13 +182,13 @@ describe('decisions (SPEC §5, §8)', () => {
     expect(deleteRecord.executions.length).toBe(executed);
   });
 
-  it("refuses a decision sent through another agent's handle", async () => {
+  it("refuses a decision sent through another agent's handle, naming only what was sent", async () => {
     const run = await parkedRun();
     await expect(
       tollgate.getAgent('slow-agent').approveToolCall({ runId: run.runId }),
     ).rejects.toMatchObject({
       code: 'RUN_NOT_FOUND',
-      message: expect.stringContaining('"decision-agent"'),
+      message: `No run with id "${run.runId}" exists for agent "slow-agent".`,
     });
     expect(await a().pendingToolCalls(run.runId)).toHaveLength(1);
     await a().declineToolCall({ runId: run.runId });

@@ -43,6 +43,8 @@ import {
   type RunOptions,
 } from './run-options.js';
 import { LiveSubscription, tailRun } from './run-tail.js';
+import { ScopeGuard } from './scope-guard.js';
+import type { Scope, ScopeAction } from '../common/scope.js';
 
 /** What an agent handle needs from the runtime that made it. */
 export interface AgentClientContext {
@@ -67,18 +69,26 @@ const RECHECK_MS = 500;
 
 /**
  * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
- * connected to the namespace can use it.
+ * connected to the namespace can use it. With a `scope`, every call is held to it (README
+ * "Scopes"); a run of another agent is `RUN_NOT_FOUND` either way.
  */
 export class AgentClient {
+  private readonly guard: ScopeGuard;
+
   constructor(
     readonly agentId: string,
     private readonly context: AgentClientContext,
-  ) {}
+    scope?: Scope,
+  ) {
+    this.guard = new ScopeGuard(agentId, scope);
+  }
 
   /** Starts a run and streams it until it finishes or waits for a decision. */
   async stream(messages: Messages, options?: RunOptions): Promise<AgentStream> {
     const opts = options ?? {};
     const initial = checkRunInput(messages, opts);
+    this.guard.request('start');
+    this.guard.resource(opts.memory?.resource);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
@@ -169,12 +179,7 @@ export class AgentClient {
       );
     }
     checkId(options.runId, 'runId');
-    const client = await this.context.client();
-    try {
-      await client.workflow.getHandle(options.runId).describe();
-    } catch (error) {
-      throw await this.failure(error, options.runId);
-    }
+    const client = await this.ownRun('read', options.runId);
     return this.follow(
       client,
       options.runId,
@@ -190,7 +195,7 @@ export class AgentClient {
    */
   async getAuditTrail(runId: string): Promise<AuditEntry[]> {
     checkId(runId, 'runId');
-    const client = await this.context.client();
+    const client = await this.ownRun('read', runId);
     try {
       return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
     } catch (error) {
@@ -201,7 +206,10 @@ export class AgentClient {
   /** The calls a run waits on, read from the run itself. */
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
     checkId(runId, 'runId');
-    const client = await this.context.client();
+    return this.queryPending(await this.ownRun('read', runId), runId);
+  }
+
+  private async queryPending(client: Client, runId: string): Promise<PendingToolCall[]> {
     try {
       return await client.workflow
         .getHandle(runId)
@@ -213,11 +221,34 @@ export class AgentClient {
 
   /** The agent's runs that wait for a decision, found from Temporal alone (SPEC §9). */
   async listSuspendedRuns(options?: ListSuspendedRunsOptions): Promise<SuspendedRuns> {
+    this.guard.request('read');
+    return this.listVisible(options);
+  }
+
+  /** The waiting runs of this agent the caller may see; a resource filter must be in scope. */
+  private async listVisible(options?: ListSuspendedRunsOptions): Promise<SuspendedRuns> {
+    if (options?.resourceId !== undefined) this.guard.resource(options.resourceId);
     try {
-      return await listSuspendedRuns(await this.context.client(), this.agentId, options);
+      const client = await this.context.client();
+      return await listSuspendedRuns(client, this.agentId, options, this.guard.scope);
     } catch (error) {
       throw this.context.lifetime.aborted ? this.shutDown(error) : error;
     }
+  }
+
+  /**
+   * The client, once the caller may do `action` here and `runId` is a run of this agent it may
+   * see (else `FORBIDDEN` or `RUN_NOT_FOUND`).
+   */
+  private async ownRun(action: ScopeAction, runId: string): Promise<Client> {
+    this.guard.request(action);
+    const client = await this.context.client();
+    try {
+      await this.guard.run(client, runId);
+    } catch (error) {
+      throw await this.failure(error, runId);
+    }
+    return client;
   }
 
   /**
@@ -240,7 +271,8 @@ export class AgentClient {
     checkId(options.threadId, 'threadId');
     checkId(options.resourceId, 'resourceId');
     if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
-    const found = await this.listSuspendedRuns({
+    this.guard.request('decide');
+    const found = await this.listVisible({
       threadId: options.threadId,
       resourceId: options.resourceId,
       perPage: 1000,
@@ -262,7 +294,7 @@ export class AgentClient {
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
   ): Promise<AgentStream> {
-    const client = await this.context.client();
+    const client = await this.ownRun('decide', options.runId);
     const live = new LiveSubscription(this.context.bus, options.runId);
     let applied: AppliedDecision;
     try {
@@ -350,7 +382,7 @@ export class AgentClient {
       runId,
       offset,
       tailRun(client, runId, offset, live, this.context.lifetime),
-      async () => latestPending(await this.pendingToolCalls(runId)),
+      async () => latestPending(await this.queryPending(client, runId)),
     );
     stream.finishReason.then(
       (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),

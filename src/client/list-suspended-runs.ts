@@ -3,6 +3,7 @@ import type { TypedSearchAttributes } from '@temporalio/common';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { TollgateError } from '../common/errors.js';
 import { instantProblem } from '../common/limits.js';
+import { exactLimits, maySeeRun, type ExactLimits, type Scope } from '../common/scope.js';
 import type { PendingToolCall, SuspendedRun } from '../common/run-types.js';
 
 export type { SuspendedRun };
@@ -34,11 +35,14 @@ const MAX_PER_PAGE = 1000;
 /**
  * Finds an agent's (without `agentId`, every agent's) waiting runs from Temporal alone: visibility (search attributes) says which
  * runs wait, and each run's `pendingToolCalls` query says on what. Works after any restart.
+ * With a `scope`, only runs it may see are listed and counted: exact agent and resource lists
+ * go into the visibility query; patterns are matched against every listed run.
  */
 export async function listSuspendedRuns(
   client: Client,
   agentId: string | undefined,
   options: ListSuspendedRunsOptions = {},
+  scope?: Scope,
 ): Promise<SuspendedRuns> {
   const { perPage = 20, page = 0 } = options;
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > MAX_PER_PAGE) {
@@ -57,12 +61,11 @@ export async function listSuspendedRuns(
     if (options[field] !== undefined) checkId(options[field], field);
   }
   if (agentId !== undefined) checkId(agentId, 'agentId');
-  const query = visibilityQuery(agentId, options);
-  let total: number;
-  let listed: ListedRun[];
+  const limits = exactLimits(scope);
+  const query = visibilityQuery(agentId, options, limits);
+  let found: { total: number; listed: ListedRun[] };
   try {
-    ({ count: total } = await client.workflow.count(query));
-    listed = await listPage(client, query, page * perPage, perPage);
+    found = await listPage(client, query, { first: page * perPage, perPage, limits, scope });
   } catch (error) {
     if (!isTemporalUnreachable(error)) throw error;
     throw new TollgateError(
@@ -71,6 +74,7 @@ export async function listSuspendedRuns(
       { cause: error },
     );
   }
+  const { total, listed } = found;
   // Ask the page's runs at once: each answer comes from its own worker-side query.
   const pending = await Promise.all(listed.map(({ runId }) => pendingOf(client, runId)));
   const runs = listed.flatMap((run, at) => {
@@ -81,31 +85,44 @@ export async function listSuspendedRuns(
   return { runs, total };
 }
 
-/** The runs from index `first` on, `perPage` at most, in visibility's order. */
+/**
+ * The runs from index `first` on, `perPage` at most, in visibility's order, and how many match.
+ * With scope patterns, the count must come from the runs that match them: every one is read.
+ */
 async function listPage(
   client: Client,
   query: string,
-  first: number,
-  perPage: number,
-): Promise<ListedRun[]> {
+  paging: { first: number; perPage: number; limits: ExactLimits; scope: Scope | undefined },
+): Promise<{ total: number; listed: ListedRun[] }> {
+  const { first, perPage, limits, scope } = paging;
+  let total = limits.patterns ? 0 : (await client.workflow.count(query)).count;
   const listed: ListedRun[] = [];
   let index = 0;
   for await (const execution of client.workflow.list({
     query,
-    pageSize: Math.min(first + perPage, MAX_PER_PAGE),
+    pageSize: limits.patterns ? MAX_PER_PAGE : Math.min(first + perPage, MAX_PER_PAGE),
   })) {
-    if (index++ < first) continue;
-    listed.push({
-      runId: execution.workflowId,
-      attributes: execution.typedSearchAttributes,
-      startTime: execution.startTime,
-    });
-    if (listed.length >= perPage) break;
+    const attributes = execution.typedSearchAttributes;
+    if (limits.patterns) {
+      const run = {
+        agentId: attributes.get(SA_KEYS.agentId),
+        resourceId: attributes.get(SA_KEYS.resourceId),
+      };
+      if (!maySeeRun(scope, run)) continue;
+      total++;
+    }
+    if (index++ < first || listed.length >= perPage) continue;
+    listed.push({ runId: execution.workflowId, attributes, startTime: execution.startTime });
+    if (listed.length >= perPage && !limits.patterns) break;
   }
-  return listed;
+  return { total, listed };
 }
 
-function visibilityQuery(agentId: string | undefined, options: ListSuspendedRunsOptions): string {
+function visibilityQuery(
+  agentId: string | undefined,
+  options: ListSuspendedRunsOptions,
+  limits: ExactLimits,
+): string {
   const { agentId: agent, status, threadId, resourceId } = SEARCH_ATTRIBUTES;
   const clauses = [
     `${status.name} IN ('awaiting-approval', 'suspended')`,
@@ -114,6 +131,12 @@ function visibilityQuery(agentId: string | undefined, options: ListSuspendedRuns
     'ParentWorkflowId IS NULL',
   ];
   if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
+  if (limits.agents) clauses.push(`${agent.name} IN (${limits.agents.map(quote).join(', ')})`);
+  if (limits.resources) {
+    clauses.push(`${resourceId.name} IN (${limits.resources.map(quote).join(', ')})`);
+  } else if (limits.needsResource) {
+    clauses.push(`${resourceId.name} IS NOT NULL`);
+  }
   if (options.threadId !== undefined) clauses.push(`${threadId.name} = ${quote(options.threadId)}`);
   if (options.resourceId !== undefined) {
     clauses.push(`${resourceId.name} = ${quote(options.resourceId)}`);

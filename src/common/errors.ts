@@ -33,6 +33,7 @@ export const TOLLGATE_ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'MODEL_REQUEST_REJECTED',
   'MODEL_UNAVAILABLE',
+  'FORBIDDEN',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

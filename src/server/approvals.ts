@@ -1,17 +1,24 @@
 import { listSuspendedRuns, type SuspendedRun } from '../client/list-suspended-runs.js';
 import type { ApprovalsQuery, ApprovalsResponse, PendingApproval } from '../common/http-api.js';
+import { requireAction, requireAgent, requireResource, type Scope } from '../common/scope.js';
 import type { Tollgate } from '../runtime.js';
 
 /**
  * The approvals inbox: waiting calls of every agent (or of `agentId`), one item per call.
- * Paging counts waiting runs, as `listSuspendedRuns` does.
+ * Paging counts waiting runs, as `listSuspendedRuns` does. Only runs the caller's scope may
+ * see are listed and counted; a filter outside the scope is refused (403).
  */
 export async function listApprovals(
   tollgate: Tollgate,
   query: ApprovalsQuery,
+  scope: Scope | undefined,
 ): Promise<ApprovalsResponse> {
   const { agentId, ...options } = query;
-  const { runs, total } = await listSuspendedRuns(await tollgate.client(), agentId, options);
+  requireAction(scope, 'read');
+  if (agentId !== undefined) requireAgent(scope, agentId);
+  if (options.resourceId !== undefined) requireResource(scope, options.resourceId);
+  const client = await tollgate.client();
+  const { runs, total } = await listSuspendedRuns(client, agentId, options, scope);
   return { approvals: runs.flatMap(approvalsOf), total };
 }
 

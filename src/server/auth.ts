@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TollgateError } from '../common/errors.js';
 import type { ErrorBody } from '../common/http-api.js';
 import type { DecidedBy } from '../common/run-types.js';
+import { checkScope, type Scope } from '../common/scope.js';
 
 /** One accepted bearer token and the identity it stands for. */
 export interface TokenConfig {
@@ -14,6 +15,11 @@ export interface TokenConfig {
   id: string;
   /** Recorded as `decidedBy.roles`. */
   roles?: string[];
+  /**
+   * What the token may do: agents, resources (tenants) and actions, each a list that may use
+   * `*` patterns. Without `scopes` the token is an operator: everything, on every run.
+   */
+  scopes?: Scope;
 }
 
 /** Bearer tokens the server accepts. */
@@ -23,7 +29,7 @@ export interface AuthConfig {
 
 /** Hono environment of the server's routes: the authenticated caller, set by `bearerAuth`. */
 export interface ServerEnv {
-  Variables: { identity: DecidedBy };
+  Variables: { identity: DecidedBy; scope: Scope | undefined };
 }
 
 const tokenList = z
@@ -32,6 +38,7 @@ const tokenList = z
       token: z.string().min(1),
       id: z.string().min(1),
       roles: z.array(z.string().min(1)).optional(),
+      scopes: z.unknown().optional(),
     }),
   )
   .min(1);
@@ -45,11 +52,16 @@ export function checkAuthConfig(config: unknown, source = 'auth config'): AuthCo
     const path = ['tokens', ...issue.path.map(String)].join('.');
     throw new TollgateError(
       'INVALID_OPTIONS',
-      `${source} is invalid at ${path}: ${issue.message}; expected a non-empty array of { token, id, roles? }.`,
+      `${source} is invalid at ${path}: ${issue.message}; expected a non-empty array of { token, id, roles?, scopes? }.`,
     );
   }
+  const tokens: TokenConfig[] = parsed.data.map(({ scopes, ...token }, at) =>
+    scopes === undefined
+      ? token
+      : { ...token, scopes: checkScope(scopes, `${source}: tokens.${at}.scopes`) },
+  );
   const seen = new Set<string>();
-  for (const { token, id } of parsed.data) {
+  for (const { token, id } of tokens) {
     if (seen.has(token)) {
       throw new TollgateError(
         'INVALID_OPTIONS',
@@ -58,12 +70,12 @@ export function checkAuthConfig(config: unknown, source = 'auth config'): AuthCo
     }
     seen.add(token);
   }
-  return { tokens: parsed.data };
+  return { tokens };
 }
 
 /**
  * Reads the server's tokens from a JSON file (`file`, else `TOLLGATE_TOKENS_FILE`) or from the
- * env var `TOLLGATE_TOKENS`, each a JSON array of `{ token, id, roles? }` (a file may also hold
+ * env var `TOLLGATE_TOKENS`, each a JSON array of `{ token, id, roles?, scopes? }` (a file may also hold
  * `{ tokens: [...] }`). Anything missing or malformed is an `INVALID_OPTIONS` error.
  */
 export function loadAuthConfig(
@@ -86,7 +98,7 @@ export function loadAuthConfig(
   if (inline === undefined || inline === '') {
     throw new TollgateError(
       'INVALID_OPTIONS',
-      'No tokens configured: set TOLLGATE_TOKENS to a JSON array of { token, id, roles? } or TOLLGATE_TOKENS_FILE to a JSON file holding one.',
+      'No tokens configured: set TOLLGATE_TOKENS to a JSON array of { token, id, roles?, scopes? } or TOLLGATE_TOKENS_FILE to a JSON file holding one.',
     );
   }
   return checkAuthConfig(parseJson(inline, 'TOLLGATE_TOKENS'), 'TOLLGATE_TOKENS');
@@ -109,19 +121,25 @@ function digest(token: string): Buffer {
  * have the same length, with `timingSafeEqual`, and every configured token is compared, so the
  * time taken says nothing about how much of a token was right or which one matched.
  */
-export function tokenMatcher(config: AuthConfig): (presented: string) => DecidedBy | undefined {
-  const known = config.tokens.map(({ token, id, roles }) => ({
+export function tokenMatcher(config: AuthConfig): (presented: string) => Caller | undefined {
+  const known = config.tokens.map(({ token, id, roles, scopes }) => ({
     hash: digest(token),
-    identity: { id, ...(roles ? { roles: [...roles] } : {}) },
+    caller: { identity: { id, ...(roles ? { roles: [...roles] } : {}) }, scope: scopes },
   }));
   return (presented) => {
     const hash = digest(presented);
-    let found: DecidedBy | undefined;
+    let found: Caller | undefined;
     for (const entry of known) {
-      if (timingSafeEqual(hash, entry.hash) && !found) found = entry.identity;
+      if (timingSafeEqual(hash, entry.hash) && !found) found = entry.caller;
     }
     return found;
   };
+}
+
+/** Who a token stands for and what it may do (`undefined` scope: an operator). */
+export interface Caller {
+  identity: DecidedBy;
+  scope: Scope | undefined;
 }
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -132,8 +150,8 @@ export function bearerAuth(config: AuthConfig): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization');
     const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const identity = presented === undefined ? undefined : match(presented);
-    if (!identity) {
+    const caller = presented === undefined ? undefined : match(presented);
+    if (!caller) {
       const problem = header === undefined ? '' : ', error="invalid_token"';
       c.header('WWW-Authenticate', `Bearer realm="tollgate"${problem}`);
       const message =
@@ -143,7 +161,8 @@ export function bearerAuth(config: AuthConfig): MiddlewareHandler<ServerEnv> {
       const body: ErrorBody = { error: { code: 'UNAUTHORIZED', message } };
       return c.json(body, 401);
     }
-    c.set('identity', identity);
+    c.set('identity', caller.identity);
+    c.set('scope', caller.scope);
     await next();
   };
 }

@@ -102,7 +102,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   );
   registerAgentRoutes(app, tollgate, log);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
-    c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery))),
+    c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );
   if (options.inbox) serveInbox(app, options.inbox.root);
 

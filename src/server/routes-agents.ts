@@ -29,7 +29,8 @@ type AgentContext = Context<ServerEnv>;
 
 /**
  * The per-agent routes of `common/http-api.ts` under `/api/agents/:agentId`. Every decision is
- * made in the name of the token's identity; the body cannot say who decided.
+ * made in the name of the token's identity; the body cannot say who decided. Every call is held
+ * to the token's scope; a run of another agent than the path's is 404 `RUN_NOT_FOUND`.
  */
 export function registerAgentRoutes(
   app: Hono<ServerEnv>,
@@ -37,7 +38,9 @@ export function registerAgentRoutes(
   log: ErrorLogger,
 ): void {
   const path = (route: AgentRouteName) => `${API_PREFIX}/agents/:agentId${AGENT_ROUTES[route]}`;
-  const agentOf = (c: AgentContext): AgentClient => tollgate.getAgent(c.req.param('agentId')!);
+  // The handle holds every call to the token's scope (403 FORBIDDEN, or 404 for runs it may not see).
+  const agentOf = (c: AgentContext): AgentClient =>
+    tollgate.getAgent(c.req.param('agentId')!, { scope: c.get('scope') });
   const decidedBy = (c: AgentContext) => c.get('identity');
 
   app.post(path('stream'), async (c) => {

@@ -47,7 +47,8 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
     return {
       ok: false,
       code: 'RUN_NOT_FOUND',
-      message: `Run ${state.runId} is a run of agent "${state.agentId}", not "${input.value.agentId}".`,
+      // Names only what the caller sent: the run's real agent is not the caller's to learn.
+      message: `No run with id "${state.runId}" exists for agent "${input.value.agentId}".`,
     };
   }
   if (state.closed) {
