@@ -21,6 +21,7 @@ export {
 } from './definitions/create-tool.js';
 export { Tollgate, type TollgateOptions, type TemporalOptions } from './runtime.js';
 export type { WorkerSettings } from './worker-settings.js';
+export type { DecisionSettings } from './client/decision-settings.js';
 export type { TracingOptions } from './telemetry/tracing.js';
 export { AgentClient } from './client/agent-client.js';
 export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';
