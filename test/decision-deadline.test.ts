@@ -12,7 +12,14 @@ import {
 import { createTollgateServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
 import { workflowBundle } from '../src/worker.js';
-import { eventually, hostAgents, recordingTool, testAgent, uniqueQueue } from './support/harness.js';
+import {
+  eventually,
+  hostAgents,
+  recordingTool,
+  testAgent,
+  uniqueQueue,
+} from './support/harness.js';
+import { cli } from './support/cli.js';
 
 const deleteOnce: TurnPicker = (prompt) =>
   prompt.at(-1)?.role === 'tool'
@@ -188,4 +195,27 @@ describe('decision deadlines (issue 12, finding 1)', () => {
       Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, run.runId),
     ).resolves.toBeUndefined();
   }, 60_000);
+
+  it('tollgate doctor reports the workers of a task queue, and approve exits 7 when none polls', async () => {
+    const served = uniqueQueue('deadline');
+    await host(served);
+    const doctor = await cli(['doctor', '--task-queue', served, '--json']);
+    expect(doctor.code).toBe(0);
+    expect(JSON.parse(doctor.stdout)).toMatchObject({
+      temporal: true,
+      workers: { taskQueue: served },
+    });
+    expect((JSON.parse(doctor.stdout) as { workers: { pollers: number } }).workers.pollers).toBe(1);
+
+    const empty = uniqueQueue('deadline-empty');
+    const unserved = await cli(['doctor', '--task-queue', empty]);
+    expect(unserved.code).toBe(7);
+    expect(unserved.stdout).toContain(`Task queue ${empty}: no worker polling`);
+
+    // A run on a queue no worker ever polled: the CLI does not wait for it.
+    const stream = await client(empty, {}).getAgent('deadline-agent').stream('delete r1');
+    const approve = await cli(['approve', stream.runId, '--task-queue', empty, '--json']);
+    expect(approve.code).toBe(7);
+    expect(JSON.parse(approve.stderr)).toMatchObject({ error: { code: 'WORKER_UNAVAILABLE' } });
+  }, 120_000);
 });
