@@ -46,7 +46,7 @@ describe('decision deadlines (pure)', () => {
 
   it('checks the decision settings, with defaults', () => {
     expect(checkDecisionSettings(undefined)).toEqual({
-      waitMs: 10_000,
+      waitMs: 20_000,
       deadlineMarginMs: 5_000,
       workerSeenWithinMs: 75_000,
     });

@@ -65,7 +65,7 @@ const WAIT: OptionSpec = {
   type: 'string',
   value: '<duration>',
   description:
-    'How long to wait for the run to confirm, e.g. 30s (default: 10s); refused by the run after that plus 5s',
+    'How long to wait for the run to confirm, e.g. 30s (default: 20s); refused by the run after that plus 5s',
 };
 
 const TOOL_CALL: OptionSpec = {

@@ -6,7 +6,8 @@ export interface DecisionSettings {
   /**
    * How long a decision call waits for the run to confirm it, ms or `'10 seconds'`. When it runs
    * out the call rejects with `DECISION_NOT_CONFIRMED`. Per call: the decision's `wait` option.
-   * Default 10 s.
+   * Default 20 s: after a worker crash Temporal holds a run's next task for its old worker up to
+   * 10 s (the sticky queue), then a restarted worker may replay the run.
    */
   wait?: number | string;
   /**
@@ -29,7 +30,7 @@ export interface CheckedDecisionSettings {
 }
 
 const DEFAULTS: CheckedDecisionSettings = {
-  waitMs: 10_000,
+  waitMs: 20_000,
   deadlineMarginMs: 5_000,
   workerSeenWithinMs: 75_000,
 };

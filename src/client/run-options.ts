@@ -45,7 +45,7 @@ export interface DecisionOptions {
   decidedBy?: DecidedBy;
   /**
    * How long to wait for the run to confirm the decision, ms or `'30 seconds'`; the decision's
-   * deadline is now + wait + `decisions.deadlineMargin`. Default: `decisions.wait` (10 s).
+   * deadline is now + wait + `decisions.deadlineMargin`. Default: `decisions.wait` (20 s).
    */
   wait?: number | string;
 }
