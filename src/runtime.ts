@@ -5,10 +5,20 @@ import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
+import {
+  checkDecisionSettings,
+  type CheckedDecisionSettings,
+  type DecisionSettings,
+} from './client/decision-settings.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
+import {
+  countPollers,
+  WorkerAvailability,
+  type TaskQueuePollers,
+} from './client/worker-pollers.js';
 import { TollgateError } from './common/errors.js';
 import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
@@ -51,6 +61,8 @@ export interface TollgateOptions {
   telemetry?: TracingOptions;
   /** Cache, concurrency and time limits of the agent worker (see `WorkerSettings`). */
   worker?: WorkerSettings;
+  /** How long decisions wait for their run, and their deadline (see `DecisionSettings`). */
+  decisions?: DecisionSettings;
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -77,10 +89,14 @@ export class Tollgate {
   /** Loaded only when tracing is on, so a process without it never loads OpenTelemetry. */
   private readonly tracing: Promise<Tracing> | undefined;
   private readonly workerSettings: CheckedWorkerSettings;
+  private readonly decisionSettings: CheckedDecisionSettings;
+  private readonly workers: WorkerAvailability;
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
     this.workerSettings = checkWorkerSettings(options.worker);
+    this.decisionSettings = checkDecisionSettings(options.decisions);
+    this.workers = new WorkerAvailability(this.decisionSettings.workerSeenWithinMs);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
@@ -206,9 +222,19 @@ export class Tollgate {
           return this.policyQueue;
         },
         releasePolicy: (runId) => this.policies.forget(runId),
+        decisions: this.decisionSettings,
+        workers: this.workers,
       },
       scope,
     );
+  }
+
+  /**
+   * Workers Temporal saw poll `taskQueue` (default: this runtime's) for workflow tasks within
+   * `decisions.workerSeenWithin`. With none, decisions answer `WORKER_UNAVAILABLE`.
+   */
+  async workerPollers(taskQueue = this.taskQueue): Promise<TaskQueuePollers> {
+    return countPollers(await this.client(), taskQueue, this.decisionSettings.workerSeenWithinMs);
   }
 
   /** Stops the workers (letting running activities finish) and closes connections. Runs go on. */

@@ -235,14 +235,14 @@ describe('the client SDK against a running server', () => {
     await expect(stream.text).rejects.toThrow();
     release();
     expect(urls).toEqual([`${server.url}/api/agents/sdk-agent/stream`]);
-    expect(await counting.health()).toEqual({ ok: true });
+    expect(await counting.health()).toMatchObject({ ok: true, temporal: true });
     const behindProxy = (status: number, body: string) =>
       new TollgateClient({
         baseUrl: 'http://tollgate.invalid',
         token: TOKEN,
         fetch: async () => new Response(body, { status }),
       });
-    expect(await behindProxy(503, '{"ok":false}').health()).toEqual({ ok: false });
+    expect(await behindProxy(503, '{"ok":false}').health()).toEqual({ ok: false, temporal: false });
     await expect(behindProxy(502, 'Bad gateway').listApprovals()).rejects.toMatchObject({
       status: 502,
       code: 'HTTP_502',

@@ -91,7 +91,7 @@ describe('HTTP API failures', () => {
     try {
       const health = await app.request('/api/health');
       expect(health.status).toBe(503);
-      expect(await health.json()).toEqual({ ok: false });
+      expect(await health.json()).toEqual({ ok: false, temporal: false });
       const failed = await app.request('/api/agents/http-agent/stream', {
         method: 'POST',
         headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },

@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Chunk, Tollgate } from '../src/index.js';
+import type { HealthResponse } from '../src/common/http-api.js';
 import { SseParser, type SseEvent } from '../src/sdk/sse-parser.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
@@ -109,9 +110,16 @@ describe('the HTTP API', () => {
   const executionsOf = (id: string) =>
     deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id);
 
-  it('answers health without a token', async () => {
-    const answer = await call('GET', '/api/health', { token: null });
-    expect(answer).toMatchObject({ status: 200, json: { ok: true } });
+  it('answers health without a token, with the workers polling its task queue', async () => {
+    // The worker's first poll may reach Temporal a moment after startWorker() resolved.
+    await eventually(async () => {
+      const answer = await call('GET', '/api/health', { token: null });
+      expect(answer).toMatchObject({
+        status: 200,
+        json: { ok: true, temporal: true, workers: { taskQueue: tollgate.taskQueue } },
+      });
+      expect((answer.json as HealthResponse).workers!.pollers).toBeGreaterThan(0);
+    });
   });
 
   it('refuses requests without a token or with a bad one, with 401 and WWW-Authenticate', async () => {
@@ -241,7 +249,12 @@ describe('the HTTP API', () => {
       .flatMap((input) => input.args?.payloads ?? [])
       .map((payload) => JSON.parse(Buffer.from(payload.data!).toString()) as unknown);
     expect(inputs).toEqual([
-      { agentId: 'http-agent', reason: 'fine', decidedBy: { id: 'alice', roles: ['ops'] } },
+      {
+        agentId: 'http-agent',
+        reason: 'fine',
+        decidedBy: { id: 'alice', roles: ['ops'] },
+        deadline: expect.any(String),
+      },
     ]);
   });
 
@@ -265,6 +278,7 @@ describe('the HTTP API', () => {
     expect(JSON.parse(Buffer.from(payload.data!).toString())).toEqual({
       agentId: 'http-agent',
       decidedBy: { id: 'bob' },
+      deadline: expect.any(String),
     });
   });
 

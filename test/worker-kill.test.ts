@@ -156,6 +156,7 @@ describe('a worker process killed with SIGKILL mid-run', () => {
         runId: parked.runId,
         toolCallId: pending!.toolCallId,
         fingerprint: pending!.fingerprint,
+        wait: 30_000,
       }),
       30_000,
       'the approval of run 1',

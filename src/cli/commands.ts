@@ -61,6 +61,13 @@ const DECIDER: Record<string, OptionSpec> = {
   },
 };
 
+const WAIT: OptionSpec = {
+  type: 'string',
+  value: '<duration>',
+  description:
+    'How long to wait for the run to confirm, e.g. 30s (default: 20s); refused by the run after that plus 5s',
+};
+
 const TOOL_CALL: OptionSpec = {
   type: 'string',
   value: '<id>',
@@ -196,6 +203,7 @@ export const COMMANDS: CommandSpec[] = [
         description: "Approve with edited arguments (checked against the tool's input schema)",
       },
       ...DECIDER,
+      wait: WAIT,
     },
     examples: [
       'tollgate approve ops-1234',
@@ -217,6 +225,7 @@ export const COMMANDS: CommandSpec[] = [
         description: 'Told to the model as the tool result (default: not approved by the user)',
       },
       ...DECIDER,
+      wait: WAIT,
     },
     examples: ['tollgate decline ops-1234 --reason "Not during the freeze"'],
     load: async () => (await import('./decide.js')).decline,
@@ -230,9 +239,19 @@ export const COMMANDS: CommandSpec[] = [
       data: { type: 'string', value: '<json>', description: 'Resume data, as JSON (required)' },
       'tool-call': TOOL_CALL,
       ...DECIDER,
+      wait: WAIT,
     },
     examples: [`tollgate resume weather-77 --data '{"city":"Paris"}'`],
     load: async () => (await import('./decide.js')).resume,
+  },
+  {
+    name: 'doctor',
+    summary:
+      'Check that decisions can be applied: Temporal answers, and workers poll the task queue (exit 7 if none).',
+    args: [],
+    options: {},
+    examples: ['tollgate doctor', 'tollgate doctor --task-queue ops --json'],
+    load: async () => (await import('./doctor.js')).doctor,
   },
   {
     name: 'audit',

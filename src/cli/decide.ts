@@ -66,6 +66,9 @@ interface Decision {
 function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<AgentStream> {
   const { runId, toolCallId, decidedBy, input } = decision;
   const reason = stringOption(input, 'reason');
+  const waitText = stringOption(input, 'wait');
+  const wait =
+    waitText === undefined ? {} : { wait: /^\d+$/.test(waitText) ? Number(waitText) : waitText };
   switch (kind) {
     case 'approve':
       return agent.approveToolCall({
@@ -74,12 +77,18 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
         fingerprint: stringOption(input, 'fingerprint'),
         reason,
         decidedBy,
+        ...wait,
         ...editedArgs(stringOption(input, 'args')),
       });
     case 'decline':
-      return agent.declineToolCall({ runId, toolCallId, reason, decidedBy });
+      return agent.declineToolCall({ runId, toolCallId, reason, decidedBy, ...wait });
     case 'resume':
-      return agent.resumeStream(decision.resumeData ?? null, { runId, toolCallId, decidedBy });
+      return agent.resumeStream(decision.resumeData ?? null, {
+        runId,
+        toolCallId,
+        decidedBy,
+        ...wait,
+      });
   }
 }
 

@@ -20,6 +20,12 @@ export const EXIT = {
   refused: 5,
   /** The run ended in an error. */
   runFailed: 6,
+  /**
+   * Nothing applied the decision in time: no worker polls the run's task queue
+   * (WORKER_UNAVAILABLE), or the run did not confirm within --wait (DECISION_NOT_CONFIRMED).
+   * `tollgate doctor`: no worker polls the task queue.
+   */
+  unavailable: 7,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -40,6 +46,7 @@ const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
   'APPROVER_REQUIRED',
   'DUPLICATE_APPROVER',
   'REQUESTER_CANNOT_APPROVE',
+  'DECISION_DEADLINE_PASSED',
 ]);
 
 /** Exit status for a failed command, from the error's code (`USAGE` for the CLI's own). */
@@ -47,6 +54,7 @@ export function exitCodeOfError(code: string): ExitCode {
   if (code === 'USAGE' || code === 'INVALID_OPTIONS') return EXIT.usage;
   if (code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return EXIT.notFound;
   if (REFUSALS.has(code as TollgateErrorCode)) return EXIT.refused;
+  if (code === 'WORKER_UNAVAILABLE' || code === 'DECISION_NOT_CONFIRMED') return EXIT.unavailable;
   return EXIT.error;
 }
 
@@ -65,4 +73,6 @@ export const EXIT_CODE_HELP = `Exit codes:
   3  the run waits for a decision (approval or resume data)
   4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run)
   5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, NOT_AN_APPROVER, ...)
-  6  the run failed (finished with an error)`;
+  6  the run failed (finished with an error)
+  7  no worker applied the decision in time (WORKER_UNAVAILABLE, DECISION_NOT_CONFIRMED);
+     doctor: no worker polls the task queue`;

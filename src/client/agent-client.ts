@@ -2,10 +2,12 @@ import {
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
   WorkflowNotFoundError,
+  isGrpcDeadlineError,
   type Client,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { parseDuration } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
@@ -25,8 +27,10 @@ import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, latestPending } from './agent-stream.js';
 import { toRules } from '../definitions/approval-policy.js';
 import { autoResume } from './auto-resume.js';
+import { sendDecisionWithin } from './bounded-decision.js';
+import type { CheckedDecisionSettings } from './decision-settings.js';
 import { toTollgateError } from './errors.js';
-import { sendUpdate } from './send-update.js';
+import type { WorkerAvailability } from './worker-pollers.js';
 import {
   listSuspendedRuns,
   type ListSuspendedRunsOptions,
@@ -56,6 +60,10 @@ export interface AgentClientContext {
   /** Keeps a request's policy function in this process; returns the task queue that serves it. */
   holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
   releasePolicy(runId: string): void;
+  /** How long decisions wait, and their deadline margin. */
+  decisions: CheckedDecisionSettings;
+  /** Whether a run's task queue has a worker; shared by the runtime's handles. */
+  workers: WorkerAvailability;
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {
@@ -279,10 +287,11 @@ export class AgentClient {
     });
     const target = pickApprovalTarget(found, options);
     const client = await this.context.client();
-    const { reason, decidedBy, resumeData } = options;
+    const { reason, decidedBy, resumeData, wait } = options;
     await this.applyDecision(client, target.kind, {
       runId: target.runId,
       toolCallId: target.toolCallId,
+      ...(wait !== undefined ? { wait } : {}),
       ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
       ...(decidedBy !== undefined ? { decidedBy } : {}),
       ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
@@ -306,29 +315,60 @@ export class AgentClient {
     return this.follow(client, options.runId, applied.offset, live);
   }
 
-  /** Sends one decision as an update: validated by the run before anything reaches history. */
+  /**
+   * Sends one decision as an update, validated by the run before anything reaches history, and
+   * answers within the decision's wait: `WORKER_UNAVAILABLE` at once (nothing sent) when no
+   * worker polls the run's task queue, `DECISION_NOT_CONFIRMED` when the wait runs out. The
+   * decision carries a deadline (now + wait + margin) after which the run refuses it.
+   */
   private async applyDecision(
     client: Client,
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
   ): Promise<AppliedDecision> {
-    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args } = options;
-    const input: DecisionInput = {
-      agentId: this.agentId,
-      ...(args !== undefined ? { args } : {}),
-      ...(toolCallId !== undefined ? { toolCallId } : {}),
-      ...(fingerprint !== undefined ? { fingerprint } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-      ...(decidedBy !== undefined ? { decidedBy } : {}),
-      ...(resumeData !== undefined ? { resumeData } : {}),
-    };
+    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
+    const { waitMs: defaultWaitMs, deadlineMarginMs } = this.context.decisions;
+    const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
+    const started = Date.now();
     try {
-      return await sendUpdate<AppliedDecision, [DecisionInput]>(client, runId, UPDATE_OF[kind], [
-        input,
-      ]);
+      await this.assertWorker(client, runId, started + waitMs);
+      const input = {
+        agentId: this.agentId,
+        ...(args !== undefined ? { args } : {}),
+        ...(toolCallId !== undefined ? { toolCallId } : {}),
+        ...(fingerprint !== undefined ? { fingerprint } : {}),
+        ...(reason !== undefined ? { reason } : {}),
+        ...(decidedBy !== undefined ? { decidedBy } : {}),
+        ...(resumeData !== undefined ? { resumeData } : {}),
+        deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
+      } satisfies DecisionInput;
+      const left = Math.max(1, started + waitMs - Date.now());
+      return await sendDecisionWithin<AppliedDecision>(client, runId, UPDATE_OF[kind], input, left);
     } catch (error) {
       throw await this.failure(error, runId);
     }
+  }
+
+  /** Throws `WORKER_UNAVAILABLE` when no worker polls the open run's task queue. */
+  private async assertWorker(client: Client, runId: string, deadline: number): Promise<void> {
+    let found;
+    try {
+      found = await client.connection.withDeadline(deadline, () =>
+        this.context.workers.ofRun(client, runId),
+      );
+    } catch (error) {
+      if (!isGrpcDeadlineError(error)) throw error;
+      throw new TollgateError(
+        'TEMPORAL_UNAVAILABLE',
+        `Temporal did not answer about run ${runId} within the decision's wait; nothing was sent, try again.`,
+        { cause: error },
+      );
+    }
+    if (found?.pollers !== 0) return;
+    throw new TollgateError(
+      'WORKER_UNAVAILABLE',
+      `No worker polls task queue '${found.taskQueue}' of run ${runId}, so nothing would apply the decision; it was not sent. Start a worker for that queue, then decide again.`,
+    );
   }
 
   /** What a failed call to Temporal means to the caller; a call cut short by shutdown is that. */

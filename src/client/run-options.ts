@@ -44,6 +44,11 @@ export interface DecisionOptions {
   fingerprint?: string;
   reason?: string;
   decidedBy?: DecidedBy;
+  /**
+   * How long to wait for the run to confirm the decision, ms or `'30 seconds'`; the decision's
+   * deadline is now + wait + `decisions.deadlineMargin`. Default: `decisions.wait` (20 s).
+   */
+  wait?: number | string;
 }
 
 export type ResumeOptions = Omit<DecisionOptions, 'fingerprint' | 'reason'>;

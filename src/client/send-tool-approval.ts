@@ -6,6 +6,8 @@ import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
 /** `sendToolApproval` options (SPEC §3): find the waiting call by conversation, then decide it. */
 export interface SendToolApprovalOptions extends SendToolApprovalBody {
   decidedBy?: DecidedBy;
+  /** How long to wait for the run to confirm, as `DecisionOptions.wait`. */
+  wait?: number | string;
 }
 
 export interface ToolApprovalTarget {

@@ -16,6 +16,7 @@ export async function sendUpdate<Result, Args extends [unknown]>(
   runId: string,
   name: string,
   args: Args,
+  signal?: AbortSignal,
 ): Promise<Result> {
   const handle = client.workflow.getHandle(runId);
   for (let attempt = 0; ; attempt++) {
@@ -23,7 +24,7 @@ export async function sendUpdate<Result, Args extends [unknown]>(
       return await handle.executeUpdate<Result, Args>(name, { args });
     } catch (error) {
       if (attempt >= RESENDS || !neverReachedTheRun(error)) throw error;
-      await sleep(RESEND_PAUSE_MS * (attempt + 1));
+      await sleep(RESEND_PAUSE_MS * (attempt + 1), undefined, signal ? { signal } : {});
     }
   }
 }

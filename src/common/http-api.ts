@@ -47,7 +47,10 @@ export function agentPath(agentId: string, route: AgentRouteName): string {
 
 /** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
 export const APPROVALS_ROUTE = '/approvals';
-/** GET `/api/health`: no auth, JSON `{ ok: true }` (503 `{ ok: false }` when Temporal is down). */
+/**
+ * GET `/api/health`: no auth, JSON `HealthResponse`; 503 when Temporal is down. No worker on the
+ * task queue is reported, not failed: decisions answer `WORKER_UNAVAILABLE` (503) themselves.
+ */
 export const HEALTH_ROUTE = '/health';
 
 /** Run options that can travel over HTTP (functions cannot). */
@@ -161,7 +164,11 @@ export interface SendToolApprovalResponse {
 }
 
 export interface HealthResponse {
+  /** Temporal answers: the API can serve. */
   ok: boolean;
+  temporal: boolean;
+  /** Workers polling the server's task queue; absent when Temporal does not answer. */
+  workers?: { taskQueue: string; pollers: number };
 }
 
 /** Every error answer: `{ error: { code, message } }`, never a stack trace. */
@@ -186,6 +193,7 @@ const CONFLICT_CODES: readonly string[] = [
   'APPROVAL_EXPIRED',
   'DUPLICATE_APPROVER',
   'AUTO_RESUME_DISABLED',
+  'DECISION_DEADLINE_PASSED',
 ];
 
 /** Refusals about who decides: the caller is known, but not allowed. */
@@ -209,6 +217,8 @@ export function statusOfErrorCode(code: string): number {
   if (CONFLICT_CODES.includes(code)) return 409;
   if (code.startsWith('INVALID_')) return 422;
   if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;
+  if (code === 'WORKER_UNAVAILABLE') return 503;
+  if (code === 'DECISION_NOT_CONFIRMED') return 504;
   return 500;
 }
 

@@ -144,6 +144,12 @@ export interface DecisionInput {
   args?: JsonValue;
   /** When given, the run must be a run of this agent (a client steering one agent sets it). */
   agentId?: string;
+  /**
+   * ISO-8601 instant after which the run refuses this decision (`DECISION_DEADLINE_PASSED`),
+   * judged by workflow time when the decision reaches the run. The SDK sets it to now + its wait
+   * + a margin; raw signals and updates should set it so a late delivery cannot apply.
+   */
+  deadline?: string;
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';

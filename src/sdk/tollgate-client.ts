@@ -53,7 +53,10 @@ export class TollgateClient {
     });
   }
 
-  /** `{ ok: true }` when the server reaches Temporal, `{ ok: false }` when it does not. */
+  /**
+   * `{ ok: true, temporal: true, workers }` when the server reaches Temporal (`workers`: pollers of
+   * its task queue), `{ ok: false, temporal: false }` when it does not.
+   */
   async health(options: RequestOptions = {}): Promise<HealthResponse> {
     try {
       return await this.transport.json<HealthResponse>({
@@ -62,7 +65,8 @@ export class TollgateClient {
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      if (error instanceof TollgateHttpError && error.status === 503) return { ok: false };
+      if (error instanceof TollgateHttpError && error.status === 503)
+        return { ok: false, temporal: false };
       throw error;
     }
   }

@@ -14,7 +14,7 @@ import type { Tollgate } from '../runtime.js';
 import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
 import { consoleErrorLogger, errorAnswer, type ErrorLogger } from './errors.js';
-import { temporalAnswers } from './health.js';
+import { health } from './health.js';
 import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
 import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
@@ -78,9 +78,8 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   app.use('*', securityHeaders());
   // Registered before the auth middleware, so load balancers can probe without a token.
   app.get(API_PREFIX + HEALTH_ROUTE, async (c) => {
-    const ok = await temporalAnswers(tollgate);
-    const body: HealthResponse = { ok };
-    return c.json(body, ok ? 200 : 503);
+    const body: HealthResponse = await health(tollgate);
+    return c.json(body, body.ok ? 200 : 503);
   });
   app.use(`${API_PREFIX}/*`, bearerAuth(options.auth));
   app.use(`${API_PREFIX}/*`, requireJson());

@@ -1,3 +1,4 @@
+import type { HealthResponse } from '../common/http-api.js';
 import type { Tollgate } from '../runtime.js';
 
 /** How long the health check waits for Temporal before calling it down, ms. */
@@ -27,5 +28,23 @@ export async function temporalAnswers(
     return false;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * `/api/health`: whether Temporal answers, and how many workers poll the runtime's task queue.
+ * No worker does not make the API unhealthy: workers restart while the API can still answer
+ * (decisions with `WORKER_UNAVAILABLE`), and a load balancer should not drain it for that.
+ */
+export async function health(tollgate: Tollgate): Promise<HealthResponse> {
+  if (!(await temporalAnswers(tollgate))) return { ok: false, temporal: false };
+  try {
+    const client = await tollgate.client();
+    const workers = await client.connection.withDeadline(Date.now() + HEALTH_TIMEOUT_MS, () =>
+      tollgate.workerPollers(),
+    );
+    return { ok: true, temporal: true, workers };
+  } catch {
+    return { ok: true, temporal: true };
   }
 }

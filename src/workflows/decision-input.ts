@@ -1,3 +1,4 @@
+import { parseDeadline } from '../common/decision-deadline.js';
 import type { DecisionInput } from '../common/run-types.js';
 
 type Checked = { ok: true; value: DecisionInput } | { ok: false; message: string };
@@ -10,6 +11,7 @@ const FIELDS = new Set([
   'resumeData',
   'args',
   'agentId',
+  'deadline',
 ]);
 
 /**
@@ -37,6 +39,12 @@ export function checkDecisionInput(raw: unknown): Checked {
         message: `Decision field "${field}" must be a non-empty string, not ${describe(value)}.`,
       };
     }
+  }
+  if (input.deadline !== undefined && parseDeadline(input.deadline) === undefined) {
+    return {
+      ok: false,
+      message: `Decision field "deadline" must be an ISO-8601 instant with a zone, e.g. "2026-05-01T12:00:05Z", not ${describe(input.deadline)}.`,
+    };
   }
   const decidedBy = input.decidedBy;
   if (decidedBy !== undefined) {

@@ -4,8 +4,10 @@ import {
   defineSignal,
   defineUpdate,
   log,
+  patched,
   setHandler,
 } from '@temporalio/workflow';
+import { deadlineProblem } from '../common/decision-deadline.js';
 import { FAILURE_TYPE_PREFIX, type TollgateErrorCode } from '../common/errors.js';
 import type { ChunkSlice } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
@@ -43,6 +45,9 @@ export function judgeDecision(state: RunState, kind: DecisionKind, raw: unknown)
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
   const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
+  // Workflow time: when the run sees the decision, however late it was delivered.
+  const late = deadlineProblem(input.value.deadline, Date.now());
+  if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
   if (input.value.agentId !== undefined && input.value.agentId !== state.agentId) {
     return {
       ok: false,
@@ -140,6 +145,26 @@ function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | u
   };
 }
 
+/** Patch of the signal path: decisions carrying a `deadline` (refused as unknown before it). */
+export const DEADLINE_PATCH = 'tollgate-decision-deadline';
+
+/**
+ * `judgeDecision` for a signal. Code before the deadline refused a signal carrying one as an
+ * unknown field; applying it changes the run's commands, so that is patched. The patch is asked
+ * only when such a signal would apply: histories without one record no marker and replay as
+ * before. (Update validators never ask: an accepted update with a deadline is new history.)
+ */
+function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict {
+  const verdict = judgeDecision(state, kind, raw);
+  const deadline = (raw as DecisionInput | undefined)?.deadline;
+  if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;
+  return {
+    ok: false,
+    code: 'INVALID_DECISION',
+    message: 'Unknown decision field "deadline" (this run started before decision deadlines).',
+  };
+}
+
 export function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
   return ApplicationFailure.create({
     type: FAILURE_TYPE_PREFIX + verdict.code,
@@ -160,7 +185,7 @@ const MAX_SLICE = 1000;
 export function installHandlers(state: RunState): void {
   for (const kind of ['approve', 'decline', 'resume'] as const) {
     setHandler(defineSignal<[DecisionInput]>(SIGNALS[kind]), (input) => {
-      const verdict = judgeDecision(state, kind, input);
+      const verdict = judgeSignal(state, kind, input);
       if (verdict.ok) {
         state.apply(verdict.call, verdict.decision, 'signal');
         forwardDecision(state, verdict.call, kind, verdict.decision).catch((error: unknown) =>

@@ -1,0 +1,62 @@
+import type { Client } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
+
+/** Workers Temporal saw poll one task queue for workflow tasks. */
+export interface TaskQueuePollers {
+  taskQueue: string;
+  /** Workers seen polling within `seenWithinMs`; 0 means no worker would pick up a decision. */
+  pollers: number;
+}
+
+/** Protobuf enum values of DescribeTaskQueue: a normal queue, its workflow-task side. */
+const NORMAL_QUEUE = 1;
+const WORKFLOW_TASKS = 1;
+
+/**
+ * Counts the workers Temporal saw poll `taskQueue` for workflow tasks within `seenWithinMs`.
+ * Temporal keeps a stopped worker in the list for minutes, with its last poll time, so the time
+ * decides; an idle live worker re-polls about every 60 s.
+ */
+export async function countPollers(
+  client: Client,
+  taskQueue: string,
+  seenWithinMs: number,
+): Promise<TaskQueuePollers> {
+  const response = await client.workflowService.describeTaskQueue({
+    namespace: client.options.namespace,
+    taskQueue: { name: taskQueue, kind: NORMAL_QUEUE },
+    taskQueueType: WORKFLOW_TASKS,
+  });
+  const since = Date.now() - seenWithinMs;
+  const pollers = (response.pollers ?? []).filter(
+    (poller) => (optionalTsToMs(poller.lastAccessTime) ?? 0) >= since,
+  ).length;
+  return { taskQueue, pollers };
+}
+
+/** How long a poller count is reused, ms: decisions in a burst ask Temporal once. */
+const POLLERS_TTL_MS = 2_000;
+
+/**
+ * Whether a run's task queue has a worker. Poller counts are asked of Temporal at most every two
+ * seconds per queue; the run itself is described on every call (its queue, and whether it is
+ * still open: a closed run needs no worker to refuse a decision).
+ */
+export class WorkerAvailability {
+  private readonly counts = new Map<string, { at: number; pollers: number }>();
+
+  constructor(private readonly seenWithinMs: number) {}
+
+  /** The run's task queue and its pollers; undefined when the run is closed. */
+  async ofRun(client: Client, runId: string): Promise<TaskQueuePollers | undefined> {
+    const run = await client.workflow.getHandle(runId).describe();
+    if (run.status.name !== 'RUNNING') return undefined;
+    const cached = this.counts.get(run.taskQueue);
+    if (cached && Date.now() - cached.at < POLLERS_TTL_MS) {
+      return { taskQueue: run.taskQueue, pollers: cached.pollers };
+    }
+    const counted = await countPollers(client, run.taskQueue, this.seenWithinMs);
+    this.counts.set(run.taskQueue, { at: Date.now(), pollers: counted.pollers });
+    return counted;
+  }
+}
