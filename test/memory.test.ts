@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { Agent, createTool, Tollgate } from '../src/index.js';
-import { THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
+import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   eventually,
@@ -124,6 +124,56 @@ describe('memory: conversations kept in Temporal across runs', () => {
     expect(answer.text).toBe('You are Grace.');
     const described = await client.workflow.getHandle(id).describe();
     expect(described.type).toBe(THREAD_WORKFLOW);
+  });
+
+  it('keeps apart threads whose resource and thread ids joined into the same id before', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const acme = uniqueId('acme');
+    const alice = { resource: acme, thread: 'alice/t1' };
+    const other = { resource: `${acme}/alice`, thread: 't1' };
+    await a.generate('Hello, my name is Ada', { memory: alice });
+    expect((await a.generate('What is my name?', { memory: other })).text).toBe(
+      'I do not know your name.',
+    );
+    expect((await a.generate('What is my name?', { memory: alice })).text).toBe('You are Ada.');
+  });
+
+  it('carries a thread kept under its id from before ids were encoded into its new id', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: uniqueId('50%'), thread: 't1' };
+    const client = await tollgate.client();
+    // As an earlier release wrote it: the parts joined as they are.
+    const legacyId = `tollgate-thread/memo-agent/${memory.resource}/t1`;
+    expect(threadWorkflowId('memo-agent', memory.resource, 't1')).not.toBe(legacyId);
+    await client.workflow.signalWithStart(THREAD_WORKFLOW, {
+      workflowId: legacyId,
+      taskQueue: tollgate.taskQueue,
+      args: [
+        {
+          agentId: 'memo-agent',
+          resourceId: memory.resource,
+          threadId: 't1',
+          messages: [],
+          appliedRuns: [],
+          historyLimit: 2000,
+          maxMessages: 1000,
+        },
+      ],
+      signal: THREAD_MESSAGES.append,
+      signalArgs: [
+        {
+          runId: 'earlier-run',
+          messages: [{ role: 'user', content: [{ type: 'text', text: 'My name is Lin' }] }],
+        },
+      ],
+    });
+    expect((await a.generate('What is my name?', { memory })).text).toBe('You are Lin.');
+    // The first run on the new id carried the old messages over.
+    const carried = await client.workflow
+      .getHandle(threadWorkflowId('memo-agent', memory.resource, 't1'))
+      .query<unknown[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 100 });
+    expect(JSON.stringify(carried)).toContain('My name is Lin');
+    expect(carried).toHaveLength(3);
   });
 
   it('resumes a suspended call with data the model extracts from the next message', async () => {

@@ -29,6 +29,7 @@ export const TOLLGATE_ERROR_CODES = [
   'TEMPORAL_UNAVAILABLE',
   'NAMESPACE_NOT_FOUND',
   'WORKER_STOPPED',
+  'THREAD_APPEND_TOO_LARGE',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];
