@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { Agent, createTool, Tollgate } from '../src/index.js';
+import { DEFAULT_THREAD_SETTINGS } from '../src/activities/memory.js';
+import type { JsonValue } from '../src/common/json.js';
+import type { ThreadInput } from '../src/common/run-types.js';
+import { DEFAULT_THREAD_MAX_BYTES, jsonByteLength } from '../src/common/thread-retention.js';
 import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
@@ -13,6 +17,18 @@ import {
 } from './support/harness.js';
 
 type Prompt = Parameters<TurnPicker>[0];
+
+/** A thread's start input, as the memory activity writes it. */
+function threadInput(memory: { resource: string; thread: string }): ThreadInput {
+  return {
+    agentId: 'memo-agent',
+    resourceId: memory.resource,
+    threadId: memory.thread,
+    messages: [],
+    appliedRuns: [],
+    ...DEFAULT_THREAD_SETTINGS,
+  };
+}
 
 function userTexts(prompt: Prompt): string[] {
   return prompt
@@ -148,17 +164,7 @@ describe('memory: conversations kept in Temporal across runs', () => {
     await client.workflow.signalWithStart(THREAD_WORKFLOW, {
       workflowId: legacyId,
       taskQueue: tollgate.taskQueue,
-      args: [
-        {
-          agentId: 'memo-agent',
-          resourceId: memory.resource,
-          threadId: 't1',
-          messages: [],
-          appliedRuns: [],
-          historyLimit: 2000,
-          maxMessages: 1000,
-        },
-      ],
+      args: [threadInput(memory)],
       signal: THREAD_MESSAGES.append,
       signalArgs: [
         {
@@ -174,6 +180,45 @@ describe('memory: conversations kept in Temporal across runs', () => {
       .query<unknown[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 100 });
     expect(JSON.stringify(carried)).toContain('My name is Lin');
     expect(carried).toHaveLength(3);
+  });
+
+  it('holds the newest 1 MiB of a 2,004-message conversation at the default limits, never losing the thread', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: 'user-7', thread: uniqueId('long') };
+    const id = threadWorkflowId('memo-agent', memory.resource, memory.thread);
+    const client = await tollgate.client();
+    const text = (n: number) => [{ type: 'text', text: `Message ${n} ${'x'.repeat(2500)}` }];
+    const conversation = Array.from({ length: 2004 }, (_, n) => ({
+      role: n % 2 ? 'assistant' : 'user',
+      content: text(n),
+    }));
+    // 5 MB in 12 appends of 167 messages, each below the payload limit, as 12 long runs would add.
+    for (let batch = 0; batch < 12; batch++) {
+      await client.workflow.signalWithStart(THREAD_WORKFLOW, {
+        workflowId: id,
+        taskQueue: tollgate.taskQueue,
+        args: [threadInput(memory)],
+        signal: THREAD_MESSAGES.append,
+        signalArgs: [
+          { runId: `bulk-${batch}`, messages: conversation.slice(batch * 167, (batch + 1) * 167) },
+        ],
+      });
+    }
+    // It remembers its last 40 messages (20 from the user) and adds its own two.
+    expect((await a.generate('Hello again', { memory })).text).toBe(
+      'Noted (21 user messages so far).',
+    );
+    const statuses: string[] = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = "${id}"` }))
+      statuses.push(execution.status.name);
+    expect(statuses).toContain('CONTINUED_AS_NEW');
+    expect(statuses.filter((status) => status !== 'CONTINUED_AS_NEW')).toEqual(['RUNNING']);
+    const held = await client.workflow
+      .getHandle(id)
+      .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 10_000 });
+    expect(jsonByteLength(held)).toBeLessThanOrEqual(DEFAULT_THREAD_MAX_BYTES);
+    expect(jsonByteLength(held)).toBeGreaterThan(DEFAULT_THREAD_MAX_BYTES - 2 * 2600);
+    expect(JSON.stringify(held.slice(0, -2))).toContain('Message 2003 ');
   });
 
   it('resumes a suspended call with data the model extracts from the next message', async () => {
