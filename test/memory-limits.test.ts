@@ -15,6 +15,7 @@ import { startDevServer, type DevServer } from '../src/devserver/index.js';
 import type { JsonValue } from '../src/common/json.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { uniqueId, uniqueQueue } from './support/harness.js';
+import { expectUnbrokenChain } from './support/thread-chain.js';
 
 const PAYLOAD_LIMIT = 64 * 1024;
 /** The thread's byte budget: 5 runs of one ~4 KB message and a short reply fit, 6 do not. */
@@ -59,16 +60,14 @@ describe('memory threads at the payload and history limits', () => {
     await server?.stop();
   });
 
-  async function threadState(memory: { thread: string; resource: string }) {
+  const threadId = (memory: { thread: string; resource: string }) =>
+    threadWorkflowId('recall-agent', memory.resource, memory.thread);
+
+  async function threadMessages(memory: { thread: string; resource: string }) {
     const client = await tollgate.client();
-    const id = threadWorkflowId('recall-agent', memory.resource, memory.thread);
-    const statuses: string[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = "${id}"` }))
-      statuses.push(execution.status.name);
-    const messages = await client.workflow
-      .getHandle(id)
+    return client.workflow
+      .getHandle(threadId(memory))
       .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 10_000 });
-    return { statuses, messages };
   }
 
   it('keeps the newest messages within its byte budget across continue-as-new, never losing the thread', async () => {
@@ -78,17 +77,15 @@ describe('memory threads at the payload and history limits', () => {
     for (let turn = 1; turn <= 24; turn++) await a.generate(filler(turn), { memory });
     const answer = await a.generate('What do you remember?', { memory });
     expect(answer.text).toBe('Remembered: 20,21,22,23,24');
-    const { statuses, messages } = await threadState(memory);
-    expect(statuses).toContain('CONTINUED_AS_NEW');
-    expect(statuses.filter((s) => s !== 'CONTINUED_AS_NEW')).toEqual(['RUNNING']);
-    expect(jsonByteLength(messages)).toBeLessThanOrEqual(MAX_BYTES);
+    await expectUnbrokenChain(await tollgate.client(), threadId(memory));
+    expect(jsonByteLength(await threadMessages(memory))).toBeLessThanOrEqual(MAX_BYTES);
   });
 
   it('fails a run whose own messages exceed the budget with THREAD_APPEND_TOO_LARGE, leaving the thread as it was', async () => {
     const a = tollgate.getAgent('recall-agent');
     const memory = { thread: uniqueId('oversize'), resource: 'user-1' };
     await a.generate(filler(1), { memory });
-    const before = await threadState(memory);
+    const before = await threadMessages(memory);
     const oversize = await a.generate(`Turn 2: ${'y'.repeat(30_000)}`, { memory });
     expect(oversize.finishReason).toBe('error');
     expect(oversize.error).toMatch(/adds \d+ bytes of messages .* more than the 22528/);
@@ -101,7 +98,7 @@ describe('memory threads at the payload and history limits', () => {
     expect((failure as WorkflowFailedError).cause).toMatchObject({
       type: 'tollgate.THREAD_APPEND_TOO_LARGE',
     });
-    expect(await threadState(memory)).toEqual(before);
+    expect(await threadMessages(memory)).toEqual(before);
     expect((await a.generate('What do you remember?', { memory })).text).toBe('Remembered: 1');
   });
 });

@@ -15,6 +15,7 @@ import {
   lastToolOutputs,
   outputsText,
 } from './support/harness.js';
+import { expectUnbrokenChain } from './support/thread-chain.js';
 
 type Prompt = Parameters<TurnPicker>[0];
 
@@ -208,11 +209,7 @@ describe('memory: conversations kept in Temporal across runs', () => {
     expect((await a.generate('Hello again', { memory })).text).toBe(
       'Noted (21 user messages so far).',
     );
-    const statuses: string[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = "${id}"` }))
-      statuses.push(execution.status.name);
-    expect(statuses).toContain('CONTINUED_AS_NEW');
-    expect(statuses.filter((status) => status !== 'CONTINUED_AS_NEW')).toEqual(['RUNNING']);
+    await expectUnbrokenChain(client, id);
     const held = await client.workflow
       .getHandle(id)
       .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 10_000 });
