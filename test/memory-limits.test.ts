@@ -101,4 +101,17 @@ describe('memory threads at the payload and history limits', () => {
     expect(await threadMessages(memory)).toEqual(before);
     expect((await a.generate('What do you remember?', { memory })).text).toBe('Remembered: 1');
   });
+
+  it('refuses a thread budget that is not a positive whole number, naming it', async () => {
+    const misconfigured = new Tollgate({
+      agents: { agent },
+      temporal: { address: server.address, taskQueue: uniqueQueue('memory-limits-bad') },
+      threads: { maxBytes: 0 },
+    });
+    await expect(misconfigured.startWorker()).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining('threads.maxBytes is 0'),
+    });
+    await misconfigured.shutdown();
+  });
 });

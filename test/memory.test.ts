@@ -19,18 +19,6 @@ import { expectUnbrokenChain } from './support/thread-chain.js';
 
 type Prompt = Parameters<TurnPicker>[0];
 
-/** A thread's start input, as the memory activity writes it. */
-function threadInput(memory: { resource: string; thread: string }): ThreadInput {
-  return {
-    agentId: 'memo-agent',
-    resourceId: memory.resource,
-    threadId: memory.thread,
-    messages: [],
-    appliedRuns: [],
-    ...DEFAULT_THREAD_SETTINGS,
-  };
-}
-
 function userTexts(prompt: Prompt): string[] {
   return prompt
     .filter((m) => m.role === 'user')
@@ -109,6 +97,31 @@ describe('memory: conversations kept in Temporal across runs', () => {
 
   const memory = () => ({ thread: uniqueId('thread'), resource: 'user-7' });
 
+  /** Appends to a thread workflow as the memory activity does, without a run. */
+  async function appendDirectly(
+    workflowId: string,
+    memory: { resource: string; thread: string },
+    runId: string,
+    messages: JsonValue[],
+  ): Promise<void> {
+    const client = await tollgate.client();
+    const input: ThreadInput = {
+      agentId: 'memo-agent',
+      resourceId: memory.resource,
+      threadId: memory.thread,
+      messages: [],
+      appliedRuns: [],
+      ...DEFAULT_THREAD_SETTINGS,
+    };
+    await client.workflow.signalWithStart(THREAD_WORKFLOW, {
+      workflowId,
+      taskQueue: tollgate.taskQueue,
+      args: [input],
+      signal: THREAD_MESSAGES.append,
+      signalArgs: [{ runId, messages }],
+    });
+  }
+
   it('remembers what was said in earlier runs of the same thread, and only there', async () => {
     const a = tollgate.getAgent('memo-agent');
     const thread = memory();
@@ -162,18 +175,9 @@ describe('memory: conversations kept in Temporal across runs', () => {
     // As an earlier release wrote it: the parts joined as they are.
     const legacyId = `tollgate-thread/memo-agent/${memory.resource}/t1`;
     expect(threadWorkflowId('memo-agent', memory.resource, 't1')).not.toBe(legacyId);
-    await client.workflow.signalWithStart(THREAD_WORKFLOW, {
-      workflowId: legacyId,
-      taskQueue: tollgate.taskQueue,
-      args: [threadInput(memory)],
-      signal: THREAD_MESSAGES.append,
-      signalArgs: [
-        {
-          runId: 'earlier-run',
-          messages: [{ role: 'user', content: [{ type: 'text', text: 'My name is Lin' }] }],
-        },
-      ],
-    });
+    await appendDirectly(legacyId, memory, 'earlier-run', [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Lin' }] },
+    ]);
     expect((await a.generate('What is my name?', { memory })).text).toBe('You are Lin.');
     // The first run on the new id carried the old messages over.
     const carried = await client.workflow
@@ -195,15 +199,8 @@ describe('memory: conversations kept in Temporal across runs', () => {
     }));
     // 5 MB in 12 appends of 167 messages, each below the payload limit, as 12 long runs would add.
     for (let batch = 0; batch < 12; batch++) {
-      await client.workflow.signalWithStart(THREAD_WORKFLOW, {
-        workflowId: id,
-        taskQueue: tollgate.taskQueue,
-        args: [threadInput(memory)],
-        signal: THREAD_MESSAGES.append,
-        signalArgs: [
-          { runId: `bulk-${batch}`, messages: conversation.slice(batch * 167, (batch + 1) * 167) },
-        ],
-      });
+      const messages = conversation.slice(batch * 167, (batch + 1) * 167);
+      await appendDirectly(id, memory, `bulk-${batch}`, messages);
     }
     // It remembers its last 40 messages (20 from the user) and adds its own two.
     expect((await a.generate('Hello again', { memory })).text).toBe(
