@@ -98,7 +98,8 @@ export function createMemoryActivities(client: Client, settings: ThreadSettings)
           agentId: ref.agentId,
           threadId: ref.threadId,
           resourceId: ref.resourceId,
-          messages: retainedMessages(carried, settings),
+          // Room for this append too, so nothing carried is dropped again at once.
+          messages: retainedMessages(carried, { ...settings, maxBytes: settings.maxBytes - bytes }),
           appliedRuns: [],
           ...settings,
         };
