@@ -187,6 +187,19 @@ describe('memory: conversations kept in Temporal across runs', () => {
     expect(carried).toHaveLength(3);
   });
 
+  it('does not read a thread kept under an old id other threads could share', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: uniqueId('acme'), thread: 'alice/t1' };
+    // Under this id, (acme, alice/t1) and (acme/alice, t1) both wrote before ids were encoded.
+    const legacyId = `tollgate-thread/memo-agent/${memory.resource}/alice/t1`;
+    await appendDirectly(legacyId, memory, 'earlier-run', [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Eve' }] },
+    ]);
+    expect((await a.generate('What is my name?', { memory })).text).toBe(
+      'I do not know your name.',
+    );
+  });
+
   it('holds the newest 1 MiB of a 2,004-message conversation at the default limits, never losing the thread', async () => {
     const a = tollgate.getAgent('memo-agent');
     const memory = { resource: 'user-7', thread: uniqueId('long') };
