@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { Agent, createTool, Tollgate } from '../src/index.js';
-import { THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
+import { DEFAULT_THREAD_SETTINGS } from '../src/activities/memory.js';
+import type { JsonValue } from '../src/common/json.js';
+import type { ThreadInput } from '../src/common/run-types.js';
+import { DEFAULT_THREAD_MAX_BYTES, jsonByteLength } from '../src/common/thread-retention.js';
+import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   eventually,
@@ -11,6 +15,7 @@ import {
   lastToolOutputs,
   outputsText,
 } from './support/harness.js';
+import { expectUnbrokenChain } from './support/thread-chain.js';
 
 type Prompt = Parameters<TurnPicker>[0];
 
@@ -92,6 +97,31 @@ describe('memory: conversations kept in Temporal across runs', () => {
 
   const memory = () => ({ thread: uniqueId('thread'), resource: 'user-7' });
 
+  /** Appends to a thread workflow as the memory activity does, without a run. */
+  async function appendDirectly(
+    workflowId: string,
+    memory: { resource: string; thread: string },
+    runId: string,
+    messages: JsonValue[],
+  ): Promise<void> {
+    const client = await tollgate.client();
+    const input: ThreadInput = {
+      agentId: 'memo-agent',
+      resourceId: memory.resource,
+      threadId: memory.thread,
+      messages: [],
+      appliedRuns: [],
+      ...DEFAULT_THREAD_SETTINGS,
+    };
+    await client.workflow.signalWithStart(THREAD_WORKFLOW, {
+      workflowId,
+      taskQueue: tollgate.taskQueue,
+      args: [input],
+      signal: THREAD_MESSAGES.append,
+      signalArgs: [{ runId, messages }],
+    });
+  }
+
   it('remembers what was said in earlier runs of the same thread, and only there', async () => {
     const a = tollgate.getAgent('memo-agent');
     const thread = memory();
@@ -124,6 +154,78 @@ describe('memory: conversations kept in Temporal across runs', () => {
     expect(answer.text).toBe('You are Grace.');
     const described = await client.workflow.getHandle(id).describe();
     expect(described.type).toBe(THREAD_WORKFLOW);
+  });
+
+  it('keeps apart threads whose resource and thread ids joined into the same id before', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const acme = uniqueId('acme');
+    const alice = { resource: acme, thread: 'alice/t1' };
+    const other = { resource: `${acme}/alice`, thread: 't1' };
+    await a.generate('Hello, my name is Ada', { memory: alice });
+    expect((await a.generate('What is my name?', { memory: other })).text).toBe(
+      'I do not know your name.',
+    );
+    expect((await a.generate('What is my name?', { memory: alice })).text).toBe('You are Ada.');
+  });
+
+  it('carries a thread kept under its id from before ids were encoded into its new id', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: uniqueId('50%'), thread: 't1' };
+    const client = await tollgate.client();
+    // As an earlier release wrote it: the parts joined as they are.
+    const legacyId = `tollgate-thread/memo-agent/${memory.resource}/t1`;
+    expect(threadWorkflowId('memo-agent', memory.resource, 't1')).not.toBe(legacyId);
+    await appendDirectly(legacyId, memory, 'earlier-run', [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Lin' }] },
+    ]);
+    expect((await a.generate('What is my name?', { memory })).text).toBe('You are Lin.');
+    // The first run on the new id carried the old messages over.
+    const carried = await client.workflow
+      .getHandle(threadWorkflowId('memo-agent', memory.resource, 't1'))
+      .query<unknown[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 100 });
+    expect(JSON.stringify(carried)).toContain('My name is Lin');
+    expect(carried).toHaveLength(3);
+  });
+
+  it('does not read a thread kept under an old id other threads could share', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: uniqueId('acme'), thread: 'alice/t1' };
+    // Under this id, (acme, alice/t1) and (acme/alice, t1) both wrote before ids were encoded.
+    const legacyId = `tollgate-thread/memo-agent/${memory.resource}/alice/t1`;
+    await appendDirectly(legacyId, memory, 'earlier-run', [
+      { role: 'user', content: [{ type: 'text', text: 'My name is Eve' }] },
+    ]);
+    expect((await a.generate('What is my name?', { memory })).text).toBe(
+      'I do not know your name.',
+    );
+  });
+
+  it('holds the newest 1 MiB of a 2,004-message conversation at the default limits, never losing the thread', async () => {
+    const a = tollgate.getAgent('memo-agent');
+    const memory = { resource: 'user-7', thread: uniqueId('long') };
+    const id = threadWorkflowId('memo-agent', memory.resource, memory.thread);
+    const client = await tollgate.client();
+    const text = (n: number) => [{ type: 'text', text: `Message ${n} ${'x'.repeat(2500)}` }];
+    const conversation = Array.from({ length: 2004 }, (_, n) => ({
+      role: n % 2 ? 'assistant' : 'user',
+      content: text(n),
+    }));
+    // 5 MB in 12 appends of 167 messages, each below the payload limit, as 12 long runs would add.
+    for (let batch = 0; batch < 12; batch++) {
+      const messages = conversation.slice(batch * 167, (batch + 1) * 167);
+      await appendDirectly(id, memory, `bulk-${batch}`, messages);
+    }
+    // It remembers its last 40 messages (20 from the user) and adds its own two.
+    expect((await a.generate('Hello again', { memory })).text).toBe(
+      'Noted (21 user messages so far).',
+    );
+    await expectUnbrokenChain(client, id);
+    const held = await client.workflow
+      .getHandle(id)
+      .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, { last: 10_000 });
+    expect(jsonByteLength(held)).toBeLessThanOrEqual(DEFAULT_THREAD_MAX_BYTES);
+    expect(jsonByteLength(held)).toBeGreaterThan(DEFAULT_THREAD_MAX_BYTES - 2 * 2600);
+    expect(JSON.stringify(held.slice(0, -2))).toContain('Message 2003 ');
   });
 
   it('resumes a suspended call with data the model extracts from the next message', async () => {

@@ -37,6 +37,7 @@ export const TOLLGATE_ERROR_CODES = [
   'WORKER_UNAVAILABLE',
   'DECISION_NOT_CONFIRMED',
   'DECISION_DEADLINE_PASSED',
+  'THREAD_APPEND_TOO_LARGE',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

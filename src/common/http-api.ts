@@ -212,7 +212,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'UNAUTHORIZED') return 401;
   if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
-  if (code === 'PAYLOAD_TOO_LARGE') return 413;
+  if (code === 'PAYLOAD_TOO_LARGE' || code === 'THREAD_APPEND_TOO_LARGE') return 413;
   if (code === 'UNSUPPORTED_MEDIA_TYPE') return 415;
   if (CONFLICT_CODES.includes(code)) return 409;
   if (code.startsWith('INVALID_')) return 422;

@@ -13,6 +13,11 @@ export interface ThreadInput {
   historyLimit: number;
   /** Most messages kept; older ones are dropped. */
   maxMessages: number;
+  /**
+   * Most bytes of messages kept (UTF-8 JSON); older ones are dropped. Absent in threads started
+   * before it existed: they get `DEFAULT_THREAD_MAX_BYTES`.
+   */
+  maxBytes?: number;
 }
 
 /** What a run adds to its thread when it completes. */

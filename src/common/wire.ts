@@ -61,9 +61,17 @@ export const THREAD_MESSAGES = {
 
 export const AUTO_RESUME_UPDATE = 'tollgate.autoResume';
 
-/** Workflow id of a memory thread. */
+/**
+ * Workflow id of a memory thread: `tollgate-thread/<agent>/<resource>/<thread>`, each part with
+ * `%` and `/` percent-encoded so no two (agent, resource, thread) share an id. Parts without
+ * those characters are kept as they are, so their threads keep the id they always had.
+ */
 export function threadWorkflowId(agentId: string, resourceId: string, threadId: string): string {
-  return `tollgate-thread/${agentId}/${resourceId}/${threadId}`;
+  return ['tollgate-thread', ...[agentId, resourceId, threadId].map(encodeThreadIdPart)].join('/');
+}
+
+function encodeThreadIdPart(part: string): string {
+  return part.replace(/%/g, '%25').replace(/\//g, '%2F');
 }
 
 /** Internal signal: a sub-agent's run reports what it waits on to its parent run. */

@@ -34,6 +34,11 @@ export interface DevServerOptions {
   startTimeoutMs?: number;
   /** Server log level: `debug`, `info`, `warn`, `error` or `never`. Default: `'warn'`. */
   logLevel?: string;
+  /**
+   * Server dynamic config, e.g. `{ 'limit.blobSize.error': 65536 }` to try Temporal's limits at a
+   * small scale. Values are passed as JSON. Default: none (the server's defaults).
+   */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 /** A running dev server. */
@@ -91,6 +96,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     ...Object.values(SEARCH_ATTRIBUTES).flatMap((a) => [
       '--search-attribute',
       `${a.name}=${a.type}`,
+    ]),
+    ...Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => [
+      '--dynamic-config-value',
+      `${key}=${JSON.stringify(value)}`,
     ]),
   ];
   const server = new ServerProcess(cliPath, args, options.log);

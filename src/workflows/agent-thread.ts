@@ -9,6 +9,7 @@ import {
 } from '@temporalio/workflow';
 import type { JsonValue } from '../common/json.js';
 import type { ThreadAppend, ThreadInput } from '../common/run-types.js';
+import { DEFAULT_THREAD_MAX_BYTES, retainedMessages } from '../common/thread-retention.js';
 import { THREAD_MESSAGES } from '../common/wire.js';
 
 const appendSignal = defineSignal<[ThreadAppend]>(THREAD_MESSAGES.append);
@@ -20,17 +21,22 @@ const REMEMBERED_RUNS = 200;
 /**
  * A conversation kept across runs, with Temporal as its only store (memory). Runs read its last
  * messages when they start and append theirs when they complete. Before its history grows too
- * long, it continues as new, carrying the conversation.
+ * long, it continues as new, carrying the conversation. It keeps the newest messages within
+ * `maxMessages` and `maxBytes`, so what it carries, and every query answer, stays below
+ * Temporal's payload limits however long the conversation gets.
  */
 export async function agentThread(input: ThreadInput): Promise<void> {
-  const messages = [...input.messages];
+  const rule = {
+    maxMessages: input.maxMessages,
+    maxBytes: input.maxBytes ?? DEFAULT_THREAD_MAX_BYTES,
+  };
+  // Retention changes no command, so applying the byte budget to older threads replays as before.
+  let messages = retainedMessages([...input.messages], rule);
   const applied = new Set(input.appliedRuns);
   setHandler(appendSignal, ({ runId, messages: added }) => {
     if (applied.has(runId)) return;
     applied.add(runId);
-    messages.push(...added);
-    if (messages.length > input.maxMessages)
-      messages.splice(0, messages.length - input.maxMessages);
+    messages = retainedMessages([...messages, ...added], rule);
   });
   setHandler(messagesQuery, ({ last }) => lastMessages(messages, last));
   await condition(
@@ -41,6 +47,7 @@ export async function agentThread(input: ThreadInput): Promise<void> {
   await continueAsNew<typeof agentThread>({
     ...input,
     messages,
+    maxBytes: rule.maxBytes,
     appliedRuns: [...applied].slice(-REMEMBERED_RUNS),
   });
 }
