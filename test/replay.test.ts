@@ -9,7 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { fileURLToPath } from 'node:url';
-import { TOOL_KEYS_PATCH } from '../src/workflows/tool-naming.js';
+import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { workflowBundle } from '../src/worker.js';
 import {

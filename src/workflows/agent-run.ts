@@ -20,7 +20,8 @@ import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
-import { namingOf, toolNamingOfNewRun, withToolIds } from './tool-naming.js';
+import { toolNamingOfNewRun } from './tool-keys-patch.js';
+import { namingOf, withToolIds } from './tool-naming.js';
 
 /**
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
