@@ -14,6 +14,10 @@ import { LiveBus } from '../src/live/live-bus.js';
 import { Agent, createTool, Tollgate, type Chunk } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
+import { toolLabel } from '../src/common/chunks.js';
+import { describeAgent } from '../src/activities/describe-agent.js';
+import { currentDetails } from '../src/workflows/current-details.js';
+import type { WaitingCall } from '../src/workflows/waiting-call.js';
 import { chunksOf, hostAgents, recordingTool, uniqueId } from './support/harness.js';
 
 /** "use <tool>" calls that tool (by the name given) with `{ id: 'rec-1' }`, then says `done`. */
@@ -280,5 +284,65 @@ describe('a run started before tools were named by key, decided after the upgrad
     } finally {
       await tollgate.shutdown();
     }
+  });
+});
+
+describe('tool keys and ids without a server', () => {
+  const deleteRecord = recordingTool('delete-record').tool;
+  const model = scriptedModel([]);
+
+  it('describes the tools by key with their ids for new runs, by id for runs started before', () => {
+    const agent = new Agent({ id: 'describe-keys', model, tools: { deleteRecord } });
+    const byKey = describeAgent(agent, 'key');
+    expect(byKey.toolNaming).toBe('key');
+    expect(Object.keys(byKey.tools)).toEqual(['deleteRecord']);
+    expect(byKey.tools.deleteRecord).toMatchObject({
+      name: 'deleteRecord',
+      toolId: 'delete-record',
+    });
+    const byId = describeAgent(agent);
+    expect(byId).not.toHaveProperty('toolNaming');
+    expect(Object.keys(byId.tools)).toEqual(['delete-record']);
+    expect(byId.tools['delete-record']).not.toHaveProperty('toolId');
+  });
+
+  it('refuses a key models would reject, and a sub-agent whose tool name is a tool key', () => {
+    expect(() => new Agent({ id: 'a', model, tools: { 'delete record': deleteRecord } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_AGENT',
+        message: expect.stringContaining('"delete record"'),
+      }),
+    );
+    const db = new Agent({ id: 'db', model });
+    expect(
+      () => new Agent({ id: 'a', model, tools: { 'agent-db': deleteRecord }, agents: { db } }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_AGENT',
+        message: expect.stringContaining('already a tool'),
+      }),
+    );
+  });
+
+  it('labels a tool for operators with its id only where the id differs', () => {
+    expect(toolLabel({ toolName: 'deleteRecord', toolId: 'delete-record' })).toBe(
+      'deleteRecord (id delete-record)',
+    );
+    expect(toolLabel({ toolName: 'plain' })).toBe('plain');
+    const waiting = {
+      toolCallId: 'call_1',
+      toolName: 'deleteRecord',
+      toolId: 'delete-record',
+      args: { id: 'rec-1' },
+      fingerprint: 'ab'.repeat(32),
+      requiresApproval: true,
+      resumeSchema: '{}',
+      requestedAt: '2026-01-01T00:00:00.000Z',
+      kind: 'approve',
+      sequence: 1,
+    } satisfies WaitingCall;
+    expect(currentDetails('awaiting-approval', [waiting])).toContain(
+      '| deleteRecord (id delete-record) | approve / decline |',
+    );
   });
 });
