@@ -124,6 +124,13 @@ describe('tools are named by their key in tools (SPEC §1 "Tool names")', () => 
       ['decision', 'deleteRecord', 'delete-record'],
     ]);
     expect(audit[0]).toMatchObject({ gated: true, source: 'agent-function' });
+    // The id identifies the definition in Temporal: the execution's activity summary.
+    const summaries = ((await handle.fetchHistory()).events ?? []).flatMap((event) => {
+      const data = event.userMetadata?.summary?.data;
+      return data ? [Buffer.from(data).toString()] : [];
+    });
+    expect(summaries).toContain('"tool delete-record"');
+    expect(summaries).not.toContain('"tool deleteRecord"');
   });
 
   it('gives request policy functions, named policies and tool predicates the key', async () => {
