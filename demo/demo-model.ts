@@ -25,18 +25,18 @@ function nextTurn(prompt: Prompt): ScriptedTurn {
   const result = last?.role === 'tool' ? last.content.at(-1) : undefined;
   if (result?.type !== 'tool-result') {
     return say(`Let me look up ${RECORD_ID} first.`, {
-      toolName: 'find-record',
+      toolName: 'findRecord',
       args: { id: RECORD_ID },
     });
   }
   const value = jsonOf(result);
-  if (result.toolName === 'find-record') {
+  if (result.toolName === 'findRecord') {
     if (value?.found !== true)
       return say(`${RECORD_ID} does not exist, so there is nothing to delete.`);
     return say(
       `Found ${RECORD_ID}, last used ${String(value.lastUsed)}. Deleting it needs your approval.`,
       {
-        toolName: 'delete-record',
+        toolName: 'deleteRecord',
         args: { id: RECORD_ID },
       },
     );

@@ -69,7 +69,7 @@ export function createOpsAgent(model: LanguageModel, table: RecordTable): Agent 
     name: 'Ops Agent',
     instructions:
       'You are an operations assistant for a records database. Before deleting a record, look it up with ' +
-      'find-record. Delete with delete-record; a human approves or declines each deletion. ' +
+      'findRecord. Delete with deleteRecord; a human approves or declines each deletion. ' +
       'If a deletion is declined, do not retry it. Answer in one or two short sentences.',
     model,
     tools: { findRecord, deleteRecord },

@@ -40,6 +40,8 @@ export function createRow(item, decide) {
         'h3',
         { id: `${id}-title` },
         h('code', { class: 'tool' }, item.toolName),
+        // Where the tool's id differs from its name (its key), operators see both.
+        item.toolId !== undefined && [' ', h('code', { class: 'tool-id' }, `id ${item.toolId}`)],
         ' ',
         h(
           'span',

@@ -392,7 +392,11 @@ describe('the tollgate CLI hosting agents and the API', () => {
       expect(started.status).toBe(200);
       expect(await started.json()).toMatchObject({
         finishReason: 'suspended',
-        suspendPayload: { toolName: 'delete-record', args: { id: 'rec-42' } },
+        suspendPayload: {
+          toolName: 'deleteRecord',
+          toolId: 'delete-record',
+          args: { id: 'rec-42' },
+        },
       });
     } finally {
       dev.child.kill('SIGINT');

@@ -40,26 +40,29 @@ describe('governance (SPEC §10)', () => {
         return { done: input.id };
       },
     });
-  const tools = {
-    expiring: tool('expiring', { timeout: 1500 }),
-    autoApprove: tool('auto-approve', { timeout: 1000, onTimeout: 'approve' }),
-    failing: tool('failing', { timeout: 1000, onTimeout: 'fail' }),
-    racing: tool('racing', { timeout: 1000 }),
-    // Temporal timers may fire up to about a second late, so the intervals here are generous.
-    reminded: tool('reminded', {
-      timeout: '6 seconds',
-      remind: { every: 700, notify: (info) => void reminders.push(info) },
-    }),
-    finance: tool('pay', { approvers: ['role:finance', 'cfo'] }),
-    quorum: tool('transfer', { quorum: 2 }),
-    separate: tool('deploy', { separateRequester: true }),
-    editable: tool('delete-record'),
-    lookup: createTool({
-      id: 'lookup',
-      inputSchema: z.object({ id: z.string() }),
-      execute: async (input) => ({ found: input.id }),
-    }),
-  };
+  // Keyed by id: the model calls each tool by its id (SPEC §1 "Tool names": keys are names).
+  const tools = Object.fromEntries(
+    [
+      tool('expiring', { timeout: 1500 }),
+      tool('auto-approve', { timeout: 1000, onTimeout: 'approve' }),
+      tool('failing', { timeout: 1000, onTimeout: 'fail' }),
+      tool('racing', { timeout: 1000 }),
+      // Temporal timers may fire up to about a second late, so the intervals here are generous.
+      tool('reminded', {
+        timeout: '6 seconds',
+        remind: { every: 700, notify: (info) => void reminders.push(info) },
+      }),
+      tool('pay', { approvers: ['role:finance', 'cfo'] }),
+      tool('transfer', { quorum: 2 }),
+      tool('deploy', { separateRequester: true }),
+      tool('delete-record'),
+      createTool({
+        id: 'lookup',
+        inputSchema: z.object({ id: z.string() }),
+        execute: async (input) => ({ found: input.id }),
+      }),
+    ].map((each) => [each.id, each]),
+  );
   const agent = new Agent({
     id: 'governed',
     model: scriptedModel(callNamed),

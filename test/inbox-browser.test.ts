@@ -18,13 +18,12 @@ import {
   type Page,
 } from 'playwright-core';
 import { z } from 'zod';
-import { createTool, type RunOptions, type Tollgate } from '../src/index.js';
+import { Agent, createTool, type RunOptions, type Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import type { TurnPicker } from '../src/testing/index.js';
+import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   hostAgents,
   recordingTool,
-  testAgent,
   uniqueId,
   lastToolOutputs,
   outputsText,
@@ -45,7 +44,7 @@ const byPrompt: TurnPicker = (prompt) => {
   const last = prompt.at(-1);
   const text = JSON.stringify(last?.content);
   const id = /delete ([\w-]+)/.exec(text)?.[1];
-  if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
+  if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'deleteRecord', args: { id } }] };
   if (text.includes('book')) {
     return { toolCalls: [{ toolName: 'book-trip', args: { traveller: 'Ada' } }] };
   }
@@ -81,7 +80,12 @@ describe('the approval inbox in a browser', () => {
       return { booked: data.city, nights: data.nights };
     },
   });
-  const { agent } = testAgent('inbox-browser-agent', [deleteRecord.tool, bookTrip], byPrompt);
+  // `deleteRecord` is keyed apart from its id (`delete-record`): cards show both.
+  const agent = new Agent({
+    id: 'inbox-browser-agent',
+    model: scriptedModel(byPrompt),
+    tools: { deleteRecord: deleteRecord.tool, 'book-trip': bookTrip },
+  });
   const pageErrors: string[] = [];
   let tollgate: Tollgate;
   let server: ListeningServer;
@@ -235,7 +239,8 @@ describe('the approval inbox in a browser', () => {
 
     const row = await rowOf(page, runId);
     const listed = (await row.textContent()) ?? '';
-    expect(listed).toContain('delete-record');
+    expect(await row.locator('code.tool').textContent()).toBe('deleteRecord');
+    expect(await row.locator('code.tool-id').textContent()).toBe('id delete-record');
     expect(listed).toContain('needs approval');
     expect(listed).toContain('"id": "rec-approve"');
     expect(listed).toMatch(/waiting \d+ s/);

@@ -72,7 +72,8 @@ describe('memory: conversations kept in Temporal across runs', () => {
     },
   });
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const tools = { weather, deleteRecord: deleteRecord.tool };
+  // Keyed by id: the model calls the tools by these names (SPEC §1 "Tool names").
+  const tools = { 'get-weather': weather, 'delete-record': deleteRecord.tool };
   const auto = new Agent({
     id: 'memo-agent',
     model: scriptedModel(memoryModel),

@@ -43,7 +43,7 @@ describe('supervisors: sub-agents as child workflows (SPEC §7)', () => {
   const db = new Agent({
     id: 'db-agent',
     description: 'Drops tables',
-    model: scriptedModel(delegating('DB', 'drop-table')),
+    model: scriptedModel(delegating('DB', 'dropTable')),
     tools: { dropTable: dropTable.tool },
   });
   const ops = new Agent({
@@ -79,14 +79,16 @@ describe('supervisors: sub-agents as child workflows (SPEC §7)', () => {
     const chunks = await chunksOf(stream);
     const approval = chunks.find((c) => c.type === 'tool-call-approval');
     expect(approval?.payload).toMatchObject({
-      toolName: 'drop-table',
+      toolName: 'dropTable',
+      toolId: 'drop-table',
       args: { id: 't1' },
       path: ['supervisor', 'ops-agent', 'db-agent'],
     });
     expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
     const suspendPayload = await stream.suspendPayload;
     expect(suspendPayload).toMatchObject({
-      toolName: 'drop-table',
+      toolName: 'dropTable',
+      toolId: 'drop-table',
       args: { id: 't1' },
       requiresApproval: true,
     });
@@ -98,7 +100,8 @@ describe('supervisors: sub-agents as child workflows (SPEC §7)', () => {
     });
     expect(listed.toolCalls).toEqual([
       expect.objectContaining({
-        toolName: 'drop-table',
+        toolName: 'dropTable',
+        toolId: 'drop-table',
         args: { id: 't1' },
         path: ['supervisor', 'ops-agent', 'db-agent'],
       }),
@@ -171,7 +174,8 @@ describe('supervisors: sub-agents as child workflows (SPEC §7)', () => {
         expect.objectContaining({
           type: 'tool-error',
           payload: expect.objectContaining({
-            toolName: 'drop-table',
+            toolName: 'dropTable',
+            toolId: 'drop-table',
             error: 'Run was cancelled before a decision',
           }),
         }),

@@ -8,6 +8,7 @@ import { createTracing, TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracin
 import { workflowBundle } from '../src/worker.js';
 import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
+import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
 
@@ -72,7 +73,7 @@ describe('OpenTelemetry tracing', () => {
       expect((await workflowBundle()).code).not.toContain('OpenTelemetryInboundInterceptor');
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: [],
-        patches: [UPDATES_AFTER_EVENTS_PATCH],
+        patches: [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH],
       });
     });
   });
@@ -137,7 +138,7 @@ describe('OpenTelemetry tracing', () => {
       // The patch keeps runs that started untraced untraced on this worker (see otel-interceptors).
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: ['_tracer-data'],
-        patches: [UPDATES_AFTER_EVENTS_PATCH, TRACING_PATCH],
+        patches: [UPDATES_AFTER_EVENTS_PATCH, TRACING_PATCH, TOOL_KEYS_PATCH],
       });
     });
 

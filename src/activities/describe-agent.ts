@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { EMPTY_OBJECT_SCHEMA } from '../common/chunks.js';
-import type { AgentManifest, ToolApprovalMode, ToolManifest } from '../common/run-types.js';
+import type {
+  AgentManifest,
+  ToolApprovalMode,
+  ToolManifest,
+  ToolNaming,
+} from '../common/run-types.js';
 import { DEFAULT_MAX_STEPS, type Agent } from '../definitions/agent.js';
 import { toRules } from '../definitions/approval-policy.js';
 import type { Tool } from '../definitions/create-tool.js';
@@ -21,10 +26,13 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
 export const DEFAULT_TOOL_ATTEMPTS = 3;
 const DEFAULT_TOOL_RETRY_INTERVAL_MS = 1000;
 
-/** The agent reduced to what its workflow needs: names, flags and schemas, never code. */
-export function describeAgent(agent: Agent): AgentManifest {
+/**
+ * The agent reduced to what its workflow needs: names, flags and schemas, never code. Its tools
+ * are named as the run names them (`naming`; by id when the run started before keys).
+ */
+export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentManifest {
   const tools: Record<string, ToolManifest> = {};
-  for (const [name, tool] of agent.tools) tools[name] = describeTool(tool);
+  for (const [name, tool] of agent.toolsNamedBy(naming)) tools[name] = describeTool(name, tool);
   for (const [name, subAgent] of agent.subAgents) tools[name] = describeDelegation(name, subAgent);
   const policy = agent.defaultOptions.requireToolApproval;
   const agentRules = toRules(
@@ -34,6 +42,7 @@ export function describeAgent(agent: Agent): AgentManifest {
   );
   return {
     agentId: agent.id,
+    ...(naming === 'key' ? { toolNaming: naming } : {}),
     tools,
     defaultPolicy: typeof policy === 'function' ? 'function' : policy ? 'always' : 'never',
     maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
@@ -52,10 +61,11 @@ export function describeAgent(agent: Agent): AgentManifest {
   };
 }
 
-function describeTool(tool: Tool): ToolManifest {
+function describeTool(name: string, tool: Tool): ToolManifest {
   const rules = toRules(tool.approval, `tool "${tool.id}".approval`, 'tool');
   return {
-    name: tool.id,
+    name,
+    ...(name !== tool.id ? { toolId: tool.id } : {}),
     approval: approvalMode(tool.requireApproval),
     inputSchema: JSON.stringify(z.toJSONSchema(tool.inputSchema)),
     ...(rules ? { rules } : {}),

@@ -21,7 +21,7 @@ export async function runTool(
 ): Promise<ExecuteToolOutput> {
   const agent = agents.require(input.agentId);
   const { call } = input;
-  const tool = agent.tools.get(call.toolName);
+  const tool = agent.toolsNamedBy(input.toolNaming).get(call.toolName);
   if (!tool) return { kind: 'error', error: `Agent "${agent.id}" has no tool "${call.toolName}".` };
   const parsed = tool.inputSchema.safeParse(call.args);
   if (!parsed.success)
@@ -62,7 +62,8 @@ export async function runTool(
     lastCheckpoint: checkpoints.previous,
     abortSignal: Context.current().cancellationSignal,
   };
-  const output = await withHooks(agent, tool.id, parsed.data, context, () =>
+  const named = { toolName: call.toolName, toolId: tool.id };
+  const output = await withHooks(agent, named, parsed.data, context, () =>
     tool.execute(parsed.data, context),
   );
   if (suspended) return { kind: 'suspended', suspendPayload: toJsonValue(suspendPayload) };
@@ -105,20 +106,20 @@ function issues(error: {
  */
 async function withHooks(
   agent: Agent,
-  toolName: string,
+  named: { toolName: string; toolId: string },
   input: unknown,
   context: ToolExecutionContext,
   execute: () => unknown,
 ): Promise<unknown> {
   const { beforeToolCall, afterToolCall } = agent.hooks;
-  const before = await beforeToolCall?.({ toolName, input, context });
+  const before = await beforeToolCall?.({ ...named, input, context });
   let output: unknown;
   try {
     output = before && before.proceed === false ? before.output : await execute();
   } catch (error) {
-    await afterToolCall?.({ toolName, input, context, error });
+    await afterToolCall?.({ ...named, input, context, error });
     throw error;
   }
-  await afterToolCall?.({ toolName, input, context, output });
+  await afterToolCall?.({ ...named, input, context, output });
   return output;
 }

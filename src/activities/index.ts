@@ -8,6 +8,7 @@ import type {
   ReminderInput,
   ExecuteToolInput,
   ModelStepInput,
+  ToolNaming,
 } from '../common/run-types.js';
 import type { LiveBus } from '../live/live-bus.js';
 import type { AgentRegistry } from './agent-registry.js';
@@ -42,8 +43,12 @@ export function createActivities(deps: ActivityDeps) {
       .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo });
   return {
     ...createMemoryActivities(deps.client, deps.threads),
-    describeAgent: (agentId: string): Promise<AgentManifest> =>
-      classified(async () => describeAgent(deps.agents.require(agentId))),
+    /** Runs started before tools were named by key call it without `options`: by id. */
+    describeAgent: (
+      agentId: string,
+      options?: { toolNaming?: ToolNaming },
+    ): Promise<AgentManifest> =>
+      classified(async () => describeAgent(deps.agents.require(agentId), options?.toolNaming)),
     modelStep: (input: ModelStepInput) =>
       classified(() =>
         whileHeartbeating(() =>

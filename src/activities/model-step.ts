@@ -4,7 +4,12 @@ import { streamText, tool as aiTool, type ModelMessage, type ToolSet } from 'ai'
 import { makeChunk, type FinishReason, type Usage } from '../common/chunks.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { toJsonValue, type JsonValue } from '../common/json.js';
-import type { ModelStepInput, ModelStepOutput, ModelToolCall } from '../common/run-types.js';
+import type {
+  ModelStepInput,
+  ModelStepOutput,
+  ModelToolCall,
+  ToolNaming,
+} from '../common/run-types.js';
 import { textDeltasField } from '../common/step-text.js';
 import type { Agent } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
@@ -39,7 +44,7 @@ export async function runModelStep(
     model: resolveModel(agent.model),
     ...(agent.instructions ? { system: agent.instructions } : {}),
     messages: messages as ModelMessage[],
-    tools: toolsForModel(agent),
+    tools: toolsForModel(agent, input.toolNaming),
     abortSignal: context.cancellationSignal,
     // Retries belong to the activity's policy, where Temporal records them.
     maxRetries: 0,
@@ -106,17 +111,23 @@ async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise
   return [...prefix, ...messages];
 }
 
-const toolSets = new WeakMap<Agent, ToolSet>();
+/** The tool sets of each agent, by tool naming. */
+const toolSets = new WeakMap<Agent, Map<ToolNaming, ToolSet>>();
 
 /** Input of an `agent-<key>` tool (SPEC §7). */
 const DELEGATION_INPUT = z.object({ message: z.string().describe('The task for the sub-agent') });
 
-/** The agent's tools as the model sees them: name, description, input schema; no `execute`. */
-function toolsForModel(agent: Agent): ToolSet {
-  let tools = toolSets.get(agent);
+/**
+ * The agent's tools as the model sees them: name (the key, or the id in runs started before
+ * keys), description, input schema; no `execute`.
+ */
+function toolsForModel(agent: Agent, naming: ToolNaming = 'id'): ToolSet {
+  const sets = toolSets.get(agent) ?? new Map<ToolNaming, ToolSet>();
+  toolSets.set(agent, sets);
+  let tools = sets.get(naming);
   if (!tools) {
     tools = {};
-    for (const [name, tool] of agent.tools) {
+    for (const [name, tool] of agent.toolsNamedBy(naming)) {
       tools[name] = aiTool({
         ...(tool.description ? { description: tool.description } : {}),
         inputSchema: tool.inputSchema,
@@ -128,7 +139,7 @@ function toolsForModel(agent: Agent): ToolSet {
         inputSchema: DELEGATION_INPUT,
       });
     }
-    toolSets.set(agent, tools);
+    sets.set(naming, tools);
   }
   return tools;
 }

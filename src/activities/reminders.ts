@@ -7,7 +7,7 @@ export async function sendReminder(agents: AgentRegistry, input: ReminderInput):
   const agent = agents.require(input.agentId);
   const policy =
     input.source === 'tool'
-      ? agent.tools.get(input.toolName)?.approval
+      ? agent.toolsNamedBy(input.toolNaming).get(input.toolName)?.approval
       : agent.defaultOptions.approval;
   const notify = policy?.remind?.notify;
   if (!notify) {
@@ -16,6 +16,6 @@ export async function sendReminder(agents: AgentRegistry, input: ReminderInput):
       `No reminder notify function on the ${input.source} policy of "${input.toolName}" in agent "${agent.id}".`,
     );
   }
-  const { source: _source, ...info } = input;
+  const { source: _source, toolNaming: _naming, ...info } = input;
   await notify(info);
 }

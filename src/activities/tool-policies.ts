@@ -30,7 +30,7 @@ export async function evaluateAgentPolicies(
         ? () => policy({ toolName: call.toolName, args: call.args, requestContext })
         : undefined;
     }
-    const tool = agent.tools.get(call.toolName);
+    const tool = agent.toolsNamedBy(input.toolNaming).get(call.toolName);
     const predicate = tool?.requireApproval;
     if (!tool || typeof predicate !== 'function') return undefined;
     return () => {

@@ -4,6 +4,7 @@ import type { CommandHandler } from './command-input.js';
 import { agentIdOfRun, openTollgate } from './connect.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable, inlineJson, truncate } from './output.js';
+import { toolLabel } from '../common/chunks.js';
 
 const DETAIL_CHARS = 80;
 
@@ -19,7 +20,7 @@ export const audit: CommandHandler = async (input) => {
     const rows = entries.map((entry) => [
       entry.at,
       entry.type,
-      `${entry.toolName} ${entry.toolCallId}`,
+      `${toolLabel(entry)} ${entry.toolCallId}`,
       truncate(detail(entry), DETAIL_CHARS),
     ]);
     output.line(

@@ -3,7 +3,7 @@
  * chunk as a JSON line), and the calls a run waits on, with the commands that decide them.
  */
 import type { AgentStream } from '../client/agent-stream.js';
-import type { Chunk, FinishReason } from '../common/chunks.js';
+import { toolLabel, type Chunk, type FinishReason } from '../common/chunks.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import { inlineJson, truncate, type Output } from './output.js';
 
@@ -57,10 +57,10 @@ class ChunkPrinter {
       case 'tool-call':
         return this.line(`→ ${chunk.payload.toolName} ${value(chunk.payload.args)}`);
       case 'tool-call-approval':
-        return this.line(`⏸ ${chunk.payload.toolName} waits for approval`);
+        return this.line(`⏸ ${toolLabel(chunk.payload)} waits for approval`);
       case 'tool-call-suspended':
         return this.line(
-          `⏸ ${chunk.payload.toolName} waits for input: ${value(chunk.payload.suspendPayload)}`,
+          `⏸ ${toolLabel(chunk.payload)} waits for input: ${value(chunk.payload.suspendPayload)}`,
         );
       case 'tool-result':
         return this.line(`← ${chunk.payload.toolName} ${value(chunk.payload.result)}`);
@@ -104,11 +104,11 @@ export function printWaiting(runId: string, calls: PendingToolCall[], output: Ou
   for (const call of calls) {
     const id = `--tool-call ${shellWord(call.toolCallId)}`;
     if (call.requiresApproval) {
-      output.line(`  ${call.toolName} ${value(call.args)}  (call ${call.toolCallId}, approval)`);
+      output.line(`  ${toolLabel(call)} ${value(call.args)}  (call ${call.toolCallId}, approval)`);
       output.line(`    tollgate approve ${run} ${id} --fingerprint ${call.fingerprint}`);
       output.line(`    tollgate decline ${run} ${id} --reason '...'`);
     } else {
-      output.line(`  ${call.toolName} ${value(call.args)}  (call ${call.toolCallId}, input)`);
+      output.line(`  ${toolLabel(call)} ${value(call.args)}  (call ${call.toolCallId}, input)`);
       output.line(`    asks: ${value(call.suspendPayload ?? null)}`);
       output.line(`    resume data schema: ${call.resumeSchema}`);
       output.line(`    tollgate resume ${run} ${id} --data '<json>'`);

@@ -11,6 +11,7 @@ import { stringOption, type CommandHandler } from './command-input.js';
 import { openTollgate } from './connect.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable, inlineJson, relativeTime, truncate } from './output.js';
+import { toolLabel } from '../common/chunks.js';
 
 /** The largest page `listSuspendedRuns` serves. */
 const PAGE_SIZE = 1000;
@@ -61,7 +62,7 @@ export const runsPending: CommandHandler = async (input) => {
       run.toolCalls.map((call) => [
         run.runId,
         run.agentId,
-        call.toolName,
+        toolLabel(call),
         call.requiresApproval ? 'approval' : 'input',
         truncate(inlineJson(call.args), ARGS_COLUMN_CHARS),
         call.fingerprint.slice(0, FINGERPRINT_CHARS),

@@ -1,5 +1,5 @@
 import type { Chunk, ChunkOf, FinishReason, ToolCallRef, Usage } from '../common/chunks.js';
-import { ZERO_USAGE } from '../common/chunks.js';
+import { refOf, ZERO_USAGE } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import { ReplayBuffer } from './replay-buffer.js';
@@ -122,12 +122,15 @@ function waitingIn(chunks: Chunk[]): SuspendPayload | undefined {
     )
       continue;
     if (chunk.type === 'tool-call-approval') {
-      const { toolCallId, toolName, args, fingerprint } = chunk.payload;
-      return { toolCallId, toolName, args, fingerprint, requiresApproval: true };
+      return {
+        ...refOf(chunk.payload),
+        fingerprint: chunk.payload.fingerprint,
+        requiresApproval: true,
+      };
     }
     if (chunk.type === 'tool-call-suspended') {
-      const { toolCallId, toolName, args, suspendPayload } = chunk.payload;
-      return { toolCallId, toolName, args, suspendPayload, requiresApproval: false };
+      const { suspendPayload } = chunk.payload;
+      return { ...refOf(chunk.payload), suspendPayload, requiresApproval: false };
     }
   }
   return undefined;
@@ -137,11 +140,9 @@ function waitingIn(chunks: Chunk[]): SuspendPayload | undefined {
 export function latestPending(pending: PendingToolCall[]): SuspendPayload | undefined {
   const call = pending.at(-1);
   if (!call) return undefined;
-  const { toolCallId, toolName, args, fingerprint, requiresApproval, suspendPayload } = call;
+  const { fingerprint, requiresApproval, suspendPayload } = call;
   return {
-    toolCallId,
-    toolName,
-    args,
+    ...refOf(call),
     fingerprint,
     requiresApproval,
     ...(suspendPayload !== undefined ? { suspendPayload } : {}),

@@ -5,7 +5,13 @@ import type { AppliedDecision, DecidedBy, DecisionKind } from './run-types.js';
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume';
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
-export type AuditEntry = { at: string; toolCallId: string; toolName: string } & (
+export type AuditEntry = {
+  at: string;
+  toolCallId: string;
+  toolName: string;
+  /** The tool's `id`, when it differs from `toolName` (its key). */
+  toolId?: string;
+} & (
   | { type: 'gate'; gated: boolean; source: string; note?: string }
   | {
       type: 'request';
@@ -43,6 +49,8 @@ export interface ReminderInfo {
   agentId: string;
   toolCallId: string;
   toolName: string;
+  /** The tool's `id`, when it differs from `toolName`. */
+  toolId?: string;
   args: JsonValue;
   fingerprint: string;
   /** ISO-8601. */
@@ -56,4 +64,6 @@ export interface ReminderInfo {
 /** The reminder activity's input: whose `notify` to call, and what to tell it. */
 export interface ReminderInput extends ReminderInfo {
   source: 'tool' | 'agent';
+  /** The run's tool naming; absent: by id. */
+  toolNaming?: 'key';
 }

@@ -13,8 +13,26 @@ export type FinishReason =
 
 export interface ToolCallRef {
   toolCallId: string;
+  /** The name the model called: the tool's key in the agent's `tools` (SPEC §1 "Tool names"). */
   toolName: string;
   args: JsonValue;
+  /** The tool's `id`, for operators, when it differs from `toolName`. */
+  toolId?: string;
+}
+
+/** A call's identifying fields, without whatever else the value carries. */
+export function refOf(call: ToolCallRef): ToolCallRef {
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    args: call.args,
+    ...(call.toolId !== undefined ? { toolId: call.toolId } : {}),
+  };
+}
+
+/** How operators see a tool's name: `deleteRecord (id delete-record)` when key and id differ. */
+export function toolLabel(call: { toolName: string; toolId?: string }): string {
+  return call.toolId !== undefined ? `${call.toolName} (id ${call.toolId})` : call.toolName;
 }
 
 /** Payload of each chunk type (SPEC §4). */

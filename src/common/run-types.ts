@@ -12,9 +12,19 @@ export interface RetrySpec {
   initialIntervalMs: number;
 }
 
+/**
+ * How a run names its tools (SPEC §1 "Tool names"): `key`, by their key in the agent's `tools`
+ * (runs started since the `tollgate-tool-keys` patch); `id`, by the tool's `id` (runs started
+ * before). Fixed at the start of a run, for its whole life.
+ */
+export type ToolNaming = 'key' | 'id';
+
 /** What the workflow needs to know about one tool; recorded once per run in history. */
 export interface ToolManifest {
+  /** The name the model sees (see `ToolNaming`). */
   name: string;
+  /** The tool's `id`, when it differs from `name`. */
+  toolId?: string;
   /** Set for `agent-<key>` tools: the sub-agent that runs, as a child workflow, for each call. */
   delegate?: { agentId: string };
   /** JSON Schema (as a JSON string) of the input, to check arguments edited by an approver. */
@@ -41,6 +51,8 @@ export interface ModelStepManifest {
 /** The agent as the workflow sees it: names, flags and schemas, never code. */
 export interface AgentManifest {
   agentId: string;
+  /** Absent in manifests recorded before tools were named by key: those runs name them by id. */
+  toolNaming?: 'key';
   tools: Record<string, ToolManifest>;
   /** The agent's `defaultOptions.requireToolApproval`, reduced to what the workflow can act on. */
   defaultPolicy: 'always' | 'never' | 'function';
@@ -200,6 +212,8 @@ export interface ModelStepInput {
   chunkOffset: number;
   /** The conversation from message `from` on; the worker keeps (or queries) the earlier part. */
   conversation: { from: number; messages: JsonValue[] };
+  /** The run's tool naming; absent: by id (runs started before `tollgate-tool-keys`). */
+  toolNaming?: 'key';
 }
 
 export interface ModelStepOutput {
@@ -223,6 +237,8 @@ export interface ExecuteToolInput {
   call: ToolCallRef;
   requestContext: JsonObject;
   resumeData?: JsonValue;
+  /** The run's tool naming; absent: by id. */
+  toolNaming?: 'key';
 }
 
 export type ExecuteToolOutput =
@@ -241,6 +257,8 @@ export interface EvaluateGatesInput {
   policyName?: string;
   calls: ToolCallRef[];
   requestContext: JsonObject;
+  /** The run's tool naming; absent: by id. */
+  toolNaming?: 'key';
 }
 
 export interface GateVerdict {

@@ -1,11 +1,13 @@
 import type { LanguageModel } from 'ai';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { ToolNaming } from '../common/run-types.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
-import type { Tool, ToolExecutionContext } from './create-tool.js';
+import { TOOL_NAME, type Tool, type ToolExecutionContext } from './create-tool.js';
 
 /** A request-level approval rule: `true` gates the call (SPEC §5). Throwing gates it too. */
 export type ToolApprovalPolicy = (call: {
+  /** The tool's key in `tools` (its id in runs started before tools were named by key). */
   toolName: string;
   args: JsonValue;
   requestContext: JsonObject;
@@ -29,7 +31,10 @@ export interface AgentDefaultOptions {
 
 /** What `beforeToolCall` sees; `context` is the call's execution context. */
 export interface ToolHookCall {
+  /** The tool's key in `tools` (its id in runs started before tools were named by key). */
   toolName: string;
+  /** The tool's `id`. */
+  toolId: string;
   input: unknown;
   context: ToolExecutionContext;
 }
@@ -80,6 +85,10 @@ export interface AgentConfig {
   instructions?: string;
   /** Any AI SDK language model, or `'openai/<model>'` for the OpenAI provider (env: OPENAI_API_KEY, OPENAI_BASE_URL). */
   model: LanguageModel;
+  /**
+   * The agent's tools. Each key is the tool's name for the model, policies, hooks, chunks and the
+   * audit (SPEC §1 "Tool names"); the tool's `id` identifies its definition.
+   */
   tools?: Record<string, Tool>;
   /**
    * Sub-agents (supervisor pattern): each `key` is offered to the model as the tool `agent-<key>`
@@ -110,8 +119,10 @@ export class Agent {
   readonly modelStep: ModelStepOptions;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
-  /** Tools by the name the model sees (the tool's `id`). */
+  /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
   readonly tools: ReadonlyMap<string, Tool>;
+  /** Tools by `id`: the names of runs started before tools were named by key. */
+  readonly toolsById: ReadonlyMap<string, Tool>;
   /** Sub-agents by the name of the tool that delegates to them (`agent-<key>`). */
   readonly subAgents: ReadonlyMap<string, Agent>;
 
@@ -150,14 +161,20 @@ export class Agent {
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');
     this.tools = indexTools(config.id, config.tools ?? {});
-    this.subAgents = indexSubAgents(config.id, config.agents ?? {}, this.tools);
+    this.toolsById = new Map([...this.tools.values()].map((tool) => [tool.id, tool]));
+    this.subAgents = indexSubAgents(config.id, config.agents ?? {}, this.tools, this.toolsById);
+  }
+
+  /** The tools by the names a run gives them: by key, or by id for runs started before keys. */
+  toolsNamedBy(naming: ToolNaming | undefined): ReadonlyMap<string, Tool> {
+    return naming === 'key' ? this.tools : this.toolsById;
   }
 }
 
 function indexSubAgents(
   agentId: string,
   agents: Record<string, Agent>,
-  tools: ReadonlyMap<string, Tool>,
+  ...toolNames: Array<ReadonlyMap<string, Tool>>
 ): Map<string, Agent> {
   const byName = new Map<string, Agent>();
   for (const [key, agent] of Object.entries(agents)) {
@@ -168,10 +185,11 @@ function indexSubAgents(
       );
     }
     const name = DELEGATION_PREFIX + key;
-    if (!/^[a-zA-Z0-9_-]{1,64}$/.test(name) || tools.has(name)) {
+    const taken = toolNames.some((tools) => tools.has(name));
+    if (!TOOL_NAME.test(name) || taken) {
       throw new TollgateError(
         'INVALID_AGENT',
-        `Agent "${agentId}": sub-agent key "${key}" gives the tool name "${name}", which is ${tools.has(name) ? 'already a tool' : 'not a valid tool name'}.`,
+        `Agent "${agentId}": sub-agent key "${key}" gives the tool name "${name}", which is ${taken ? 'already a tool' : 'not a valid tool name'}.`,
       );
     }
     byName.set(name, agent);
@@ -179,8 +197,10 @@ function indexSubAgents(
   return byName;
 }
 
+/** Tools by key. Keys are the names the model sees; ids stay unique too (older runs use them). */
 function indexTools(agentId: string, tools: Record<string, Tool>): Map<string, Tool> {
-  const byName = new Map<string, Tool>();
+  const byKey = new Map<string, Tool>();
+  const ids = new Set<string>();
   for (const [key, tool] of Object.entries(tools)) {
     if (tool?.kind !== 'tollgate-tool') {
       throw new TollgateError(
@@ -188,13 +208,20 @@ function indexTools(agentId: string, tools: Record<string, Tool>): Map<string, T
         `Agent "${agentId}": tools.${key} is not a tool; build it with createTool().`,
       );
     }
-    if (byName.has(tool.id)) {
+    if (!TOOL_NAME.test(key)) {
       throw new TollgateError(
         'INVALID_AGENT',
-        `Agent "${agentId}": two tools are named "${tool.id}"; tool ids must be unique per agent.`,
+        `Agent "${agentId}": tools key ${JSON.stringify(key)} is the tool's name for the model; use 1-64 letters, digits, '_' or '-'.`,
       );
     }
-    byName.set(tool.id, tool);
+    if (ids.has(tool.id)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": two tools have the id "${tool.id}"; tool ids must be unique per agent.`,
+      );
+    }
+    ids.add(tool.id);
+    byKey.set(key, tool);
   }
-  return byName;
+  return byKey;
 }

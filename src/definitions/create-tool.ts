@@ -61,7 +61,10 @@ export interface ToolRetryOptions {
 }
 
 export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
-  /** The tool's name as the model and the wire see it, e.g. `delete-record`. */
+  /**
+   * Identifies the definition, e.g. `delete-record` (activity summaries, registries). The model,
+   * policies and hooks name the tool by its key in the agent's `tools` (SPEC §1 "Tool names").
+   */
   id: string;
   /** Told to the model. */
   description?: string;
@@ -101,7 +104,8 @@ export type Tool<TInput = any, TOutput = any, TSuspend = any, TResume = any> = R
   ToolConfig<TInput, TOutput, TSuspend, TResume>
 > & { readonly kind: 'tollgate-tool' };
 
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+/** Tool names models accept (tool ids and the keys of an agent's `tools`). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** Defines a tool. Throws `TollgateError('INVALID_TOOL')` naming the field that is wrong. */
 export function createTool<TInput, TOutput, TSuspend = unknown, TResume = unknown>(

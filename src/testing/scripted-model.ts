@@ -23,6 +23,8 @@ export type TurnPicker = (
 export interface ScriptedModel extends LanguageModelV4 {
   /** Every prompt the model received, in order. */
   readonly prompts: LanguageModelV4CallOptions['prompt'][];
+  /** The names of the tools offered with each prompt, in order. */
+  readonly offeredTools: string[][];
 }
 
 /**
@@ -34,10 +36,12 @@ export function scriptedModel(
   modelId = 'scripted',
 ): ScriptedModel {
   const prompts: LanguageModelV4CallOptions['prompt'][] = [];
+  const offeredTools: string[][] = [];
   let toolCallCounter = 0;
-  const pick = (prompt: LanguageModelV4CallOptions['prompt']): ScriptedTurn => {
+  const pick = ({ prompt, tools }: LanguageModelV4CallOptions): ScriptedTurn => {
     const call = prompts.length;
     prompts.push(prompt);
+    offeredTools.push((tools ?? []).map((tool) => tool.name));
     if (typeof script === 'function') return script(prompt, call);
     const turn = script[call];
     if (!turn) {
@@ -53,8 +57,9 @@ export function scriptedModel(
     modelId,
     supportedUrls: {},
     prompts,
+    offeredTools,
     async doGenerate(options) {
-      const parts = partsOf(pick(options.prompt), () => `call_${++toolCallCounter}`);
+      const parts = partsOf(pick(options), () => `call_${++toolCallCounter}`);
       const finish = parts.at(-1) as Extract<LanguageModelV4StreamPart, { type: 'finish' }>;
       const text = parts
         .flatMap((part) => (part.type === 'text-delta' ? [part.delta] : []))
@@ -68,7 +73,7 @@ export function scriptedModel(
       };
     },
     async doStream(options) {
-      const turn = pick(options.prompt);
+      const turn = pick(options);
       const parts = partsOf(turn, () => `call_${++toolCallCounter}`);
       const delayMs = turn.delayMs ?? 0;
       return {

@@ -18,6 +18,7 @@ import type {
   ModelStepOutput,
   RetrySpec,
   ToolManifest,
+  ToolNaming,
 } from '../common/run-types.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
@@ -51,10 +52,11 @@ const MODEL_CALL: ActivityOptions = {
 
 const control = proxyActivities<TollgateActivities>(CONTROL);
 
-export function describeAgent(agentId: string): Promise<AgentManifest> {
+/** Tools named by id: the activity's input as runs started before keys scheduled it. */
+export function describeAgent(agentId: string, toolNaming: ToolNaming): Promise<AgentManifest> {
   return control.describeAgent.executeWithOptions(
     { ...CONTROL, summary: `describe agent ${agentId}` },
-    [agentId],
+    toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
   );
 }
 
@@ -93,7 +95,7 @@ export function executeTool(
         ? { heartbeatTimeout: tool.heartbeatTimeoutMs }
         : {}),
       retry: retryOf(tool.retry),
-      summary: `tool ${tool.name}`,
+      summary: `tool ${tool.toolId ?? tool.name}`,
     },
     [input],
   );

@@ -8,7 +8,7 @@ import {
   patched,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { FinishReason } from '../common/chunks.js';
+import { refOf, type FinishReason } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
@@ -24,6 +24,8 @@ import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
+import { toolNamingOfNewRun } from './tool-keys-patch.js';
+import { namingOf, withToolIds } from './tool-naming.js';
 
 /**
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
@@ -40,7 +42,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
     ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
   });
   try {
-    const manifest = await describeAgent(input.agentId);
+    const manifest = await describeAgent(input.agentId, toolNamingOfNewRun());
     state.autoResume = manifest.autoResume ?? false;
     const thread = threadOf(input);
     const recalled = thread ? await loadThread(thread, manifest.lastMessages ?? 40) : [];
@@ -109,23 +111,19 @@ async function runSteps(
       step,
       chunkOffset: state.chunks.length,
       conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
+      ...namingOf(manifest),
     });
     lastText = stepTextDeltas(last);
     for (const text of lastText) state.emit('text-delta', { text });
-    for (const call of last.toolCalls) {
-      state.emit('tool-call', {
-        toolCallId: call.toolCallId,
-        toolName: call.toolName,
-        args: call.args,
-      });
-    }
+    const calls = withToolIds(manifest, last.toolCalls);
+    for (const call of calls) state.emit('tool-call', refOf(call));
     state.messages.push(...last.responseMessages);
     knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
-    if (last.toolCalls.length === 0) break;
-    const gated = await decideGates(gateContext, last.toolCalls);
-    const results = await runToolCalls({ state, manifest, input }, last.toolCalls, gated);
+    if (calls.length === 0) break;
+    const gated = await decideGates(gateContext, calls);
+    const results = await runToolCalls({ state, manifest, input }, calls, gated);
     state.messages.push({ role: 'tool', content: results as never });
   }
   return {
@@ -159,12 +157,7 @@ function fail(state: RunState, error: unknown): void {
   // Every call still waiting gets an explicit answer, so no one waits on a decision that is moot.
   const moot = cancelled ? 'Run was cancelled before a decision' : 'Run failed before a decision';
   for (const call of state.pendingToolCalls()) {
-    state.emit('tool-error', {
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      args: call.args,
-      error: moot,
-    });
+    state.emit('tool-error', { ...refOf(call), error: moot });
   }
   state.emit('error', { error: message });
   close(state, 'error', cancelled ? 'cancelled' : 'failed');

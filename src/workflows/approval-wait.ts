@@ -3,6 +3,8 @@ import { mergeRules, type OnTimeout } from '../common/approval-rules.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
+import { auditRef } from './audit-log.js';
+import { namingOf } from './tool-naming.js';
 import type { ToolRunContext } from './tool-calls.js';
 
 export type ApprovalOutcome =
@@ -60,24 +62,19 @@ async function remind(
   expiresAt: number | undefined,
 ): Promise<void> {
   const waitedMs = Date.now() - requestedAt;
-  context.state.audit.add({
-    type: 'reminder',
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    waitedMs,
-  });
+  context.state.audit.add({ type: 'reminder', ...auditRef(call), waitedMs });
   try {
     await sendReminder({
       agentId: context.manifest.agentId,
       source,
       runId: context.state.runId,
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
+      ...auditRef(call),
       args: call.args,
       fingerprint: call.fingerprint,
       requestedAt: new Date(requestedAt).toISOString(),
       waitedMs,
       ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+      ...namingOf(context.manifest),
     });
   } catch (error) {
     // A reminder that cannot be delivered must not hold up the decision it is about.

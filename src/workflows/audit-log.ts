@@ -14,3 +14,16 @@ export class AuditLog {
     this.entries.push({ ...entry, at: new Date(Date.now()).toISOString() } as AuditEntry);
   }
 }
+
+/** The call an entry is about: its id, its name and, where it differs, its tool's id. */
+export function auditRef(call: { toolCallId: string; toolName: string; toolId?: string }): {
+  toolCallId: string;
+  toolName: string;
+  toolId?: string;
+} {
+  return {
+    toolCallId: call.toolCallId,
+    toolName: call.toolName,
+    ...(call.toolId !== undefined ? { toolId: call.toolId } : {}),
+  };
+}

@@ -1,3 +1,4 @@
+import { toolLabel } from '../common/chunks.js';
 import type { RunStatus } from '../common/wire.js';
 import type { WaitingCall } from './waiting-call.js';
 
@@ -22,7 +23,7 @@ export function currentDetails(status: RunStatus, waiting: WaitingCall[]): strin
     for (const call of waiting) {
       const decision = call.kind === 'approve' ? 'approve / decline' : 'resume';
       lines.push(
-        `| ${cell(call.toolName)} | ${decision} | \`${cell(truncate(JSON.stringify(call.args), 200))}\` | \`${call.fingerprint.slice(0, 16)}…\` | ${call.requestedAt} |`,
+        `| ${cell(toolLabel(call))} | ${decision} | \`${cell(truncate(JSON.stringify(call.args), 200))}\` | \`${call.fingerprint.slice(0, 16)}…\` | ${call.requestedAt} |`,
       );
     }
     lines.push(

@@ -196,10 +196,12 @@ export function installHandlers(state: RunState): void {
       // Signals cannot answer; the refusal is kept in the audit trail and the run is unchanged.
       const toolCallId = (input as DecisionInput | undefined)?.toolCallId;
       const decidedBy = (input as DecisionInput | undefined)?.decidedBy;
+      const known = typeof toolCallId === 'string' ? state.waiting.get(toolCallId) : undefined;
       state.audit.add({
         type: 'rejected-decision',
         toolCallId: typeof toolCallId === 'string' ? toolCallId : '',
-        toolName: (typeof toolCallId === 'string' && state.waiting.get(toolCallId)?.toolName) || '',
+        toolName: known?.toolName ?? '',
+        ...(known?.toolId !== undefined ? { toolId: known.toolId } : {}),
         kind,
         channel: 'signal',
         code: verdict.code,

@@ -1,5 +1,5 @@
 import { log } from '@temporalio/workflow';
-import type { ToolCallRef } from '../common/chunks.js';
+import { refOf, type ToolCallRef } from '../common/chunks.js';
 import type { JsonObject } from '../common/json.js';
 import type {
   AgentManifest,
@@ -9,6 +9,7 @@ import type {
   RequestPolicy,
 } from '../common/run-types.js';
 import { evaluateRequestPolicy, evaluateToolPolicies } from './activity-calls.js';
+import { namingOf } from './tool-naming.js';
 
 export interface GateContext {
   runId: string;
@@ -135,9 +136,6 @@ function input(
     source,
     calls,
     requestContext: context.requestContext,
+    ...namingOf(context.manifest),
   };
-}
-
-function refOf(call: ModelToolCall): ToolCallRef {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
 }

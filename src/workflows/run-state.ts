@@ -2,6 +2,7 @@ import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow'
 import {
   addUsage,
   makeChunk,
+  refOf,
   ZERO_USAGE,
   type Chunk,
   type ChunkPayloads,
@@ -20,7 +21,7 @@ import type {
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { RunStatus } from '../common/wire.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
-import { AuditLog } from './audit-log.js';
+import { AuditLog, auditRef } from './audit-log.js';
 import {
   publicView,
   requestChunk,
@@ -103,8 +104,7 @@ export class RunState {
     this.show(waiting);
     this.audit.add({
       type: 'request',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
+      ...auditRef(call),
       kind: kind === 'approve' ? 'approval' : 'suspension',
       args: call.args,
       fingerprint: call.fingerprint,
@@ -131,12 +131,7 @@ export class RunState {
     for (const [id, call] of this.waiting) {
       if (call.route?.child !== toolCallId) continue;
       this.waiting.delete(id);
-      this.emit('tool-error', {
-        toolCallId: id,
-        toolName: call.toolName,
-        args: call.args,
-        error: answer,
-      });
+      this.emit('tool-error', { ...refOf(call), toolCallId: id, error: answer });
     }
     this.toolFinished();
   }
@@ -207,8 +202,7 @@ export class RunState {
     call.approvals = [...(call.approvals ?? []), { id: decision.decidedBy!.id, at }];
     this.audit.add({
       type: 'decision',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
+      ...auditRef(call),
       decision: 'approval-recorded',
       channel,
       fingerprint: call.fingerprint,
@@ -229,8 +223,7 @@ export class RunState {
     const verb = { approve: 'approved', decline: 'declined', resume: 'resumed' } as const;
     this.audit.add({
       type: 'decision',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
+      ...auditRef(call),
       decision: verb[decision.kind],
       channel,
       fingerprint: call.fingerprint,
@@ -249,12 +242,7 @@ export class RunState {
   expire(call: ModelToolCall, onTimeout: 'decline' | 'approve' | 'fail'): void {
     this.waiting.delete(call.toolCallId);
     this.expired.add(call.toolCallId);
-    this.audit.add({
-      type: 'expiry',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      onTimeout,
-    });
+    this.audit.add({ type: 'expiry', ...auditRef(call), onTimeout });
     this.idleAnnounced = false;
     this.setStatus('running');
   }
@@ -310,7 +298,10 @@ export class RunState {
   /** Keeps the search attributes and Temporal UI's current details in step with the run. */
   setStatus(status: RunStatus): void {
     const waiting = [...this.waiting.values()].sort((a, b) => a.sequence - b.sequence);
-    const pendingTools = [...new Set(waiting.map((call) => call.toolName))];
+    // Searchable by the name and, where it differs, by the tool's id.
+    const pendingTools = [
+      ...new Set(waiting.flatMap((call) => [call.toolName, ...(call.toolId ? [call.toolId] : [])])),
+    ];
     upsertSearchAttributes([
       { key: SA_KEYS.status, value: status },
       { key: SA_KEYS.pendingTools, value: pendingTools.length > 0 ? pendingTools : null },

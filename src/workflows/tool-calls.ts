@@ -4,7 +4,7 @@ import {
   TimeoutFailure,
   condition,
 } from '@temporalio/workflow';
-import type { ToolCallRef } from '../common/chunks.js';
+import { refOf, type ToolCallRef } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   AgentManifest,
@@ -20,6 +20,8 @@ import { runDelegation } from './delegation.js';
 import type { GateOutcome } from './gates.js';
 import type { RunState } from './run-state.js';
 import type { Decision } from './waiting-call.js';
+import { namingOf } from './tool-naming.js';
+import { auditRef } from './audit-log.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -51,12 +53,7 @@ export async function runToolCalls(
   // check below sees the whole step.
   for (const call of calls) {
     const gate = gates.get(call.toolCallId) ?? { gated: true, source: 'missing' };
-    context.state.audit.add({
-      type: 'gate',
-      toolCallId: call.toolCallId,
-      toolName: call.toolName,
-      ...gate,
-    });
+    context.state.audit.add({ type: 'gate', ...auditRef(call), ...gate });
   }
   const results = calls.map((call) =>
     runCall(context, call, gates.get(call.toolCallId)?.gated ?? true),
@@ -136,6 +133,7 @@ async function execute(
       call: refOf(call),
       requestContext: context.input.requestContext,
       ...(resumeData !== undefined ? { resumeData } : {}),
+      ...namingOf(context.manifest),
     });
   } catch (error) {
     if (error instanceof ActivityFailure)
@@ -218,10 +216,6 @@ function part(
     toolName: call.toolName,
     output: { type, value },
   };
-}
-
-function refOf(call: ToolCallRef): ToolCallRef {
-  return { toolCallId: call.toolCallId, toolName: call.toolName, args: call.args };
 }
 
 /** The innermost message of an activity failure: what the tool threw, not Temporal's wrapping. */

@@ -1,4 +1,4 @@
-import { EMPTY_OBJECT_SCHEMA, type ChunkOf } from '../common/chunks.js';
+import { EMPTY_OBJECT_SCHEMA, refOf, type ChunkOf } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   DecidedBy,
@@ -52,9 +52,7 @@ export function waitingCall(
 ): WaitingCall {
   const { suspendPayload, terms = {} } = details;
   return {
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    args: call.args,
+    ...refOf(call),
     fingerprint: call.fingerprint,
     requiresApproval: kind === 'approve',
     requestedAt: new Date(Date.now()).toISOString(),
@@ -80,13 +78,11 @@ export function requestChunk(
 ):
   | Pick<ChunkOf<'tool-call-approval'>, 'type' | 'payload'>
   | Pick<ChunkOf<'tool-call-suspended'>, 'type' | 'payload'> {
-  const { toolCallId, toolName, args, resumeSchema, path, expiresAt, quorum, approvals } = waiting;
+  const { resumeSchema, path, expiresAt, quorum, approvals } = waiting;
   const where = path ? { path } : {};
   if (waiting.kind === 'resume') {
     const payload = {
-      toolCallId,
-      toolName,
-      args,
+      ...refOf(waiting),
       suspendPayload: waiting.suspendPayload ?? null,
       resumeSchema,
       ...where,
@@ -94,9 +90,7 @@ export function requestChunk(
     return { type: 'tool-call-suspended', payload };
   }
   const payload = {
-    toolCallId,
-    toolName,
-    args,
+    ...refOf(waiting),
     fingerprint: waiting.fingerprint,
     resumeSchema,
     ...(expiresAt ? { expiresAt } : {}),

@@ -50,7 +50,10 @@ function governedTool(id: string, approval?: ApprovalPolicy) {
   });
 }
 
-/** The first recordings' agent: one gated `delete-record` call, two when the prompt says "both". */
+/**
+ * The first recordings' agent: one gated call of its tool `deleteRecord` (id `delete-record`), two
+ * when the prompt says "both". Generations before `3-tool-keys` named it by id.
+ */
 const pickDelete: TurnPicker = (prompt) => {
   if (prompt.at(-1)?.role === 'tool') return { text: 'Done.' };
   const said = JSON.stringify(prompt.find((message) => message.role === 'user')?.content ?? '');
@@ -58,17 +61,22 @@ const pickDelete: TurnPicker = (prompt) => {
     return {
       text: 'Deleting both.',
       toolCalls: [
-        { toolCallId: 'call_a', toolName: 'delete-record', args: { id: 'a' } },
-        { toolCallId: 'call_b', toolName: 'delete-record', args: { id: 'b' } },
+        { toolCallId: 'call_a', toolName: 'deleteRecord', args: { id: 'a' } },
+        { toolCallId: 'call_b', toolName: 'deleteRecord', args: { id: 'b' } },
       ],
     };
   }
   return {
     text: 'Deleting it.',
-    toolCalls: [{ toolCallId: 'call_1', toolName: 'delete-record', args: { id: 'r1' } }],
+    toolCalls: [{ toolCallId: 'call_1', toolName: 'deleteRecord', args: { id: 'r1' } }],
   };
 };
-const historyAgent = testAgent('history-agent', [governedTool('delete-record')], pickDelete).agent;
+const historyAgent = new Agent({
+  id: 'history-agent',
+  instructions: 'You are a test agent.',
+  model: scriptedModel(pickDelete, 'history-agent'),
+  tools: { deleteRecord: governedTool('delete-record') },
+});
 
 const weather = createTool({
   id: 'get-weather',
@@ -98,11 +106,12 @@ function delegating(prefix: string, tool: string, toolCallId: string): TurnPicke
     return { toolCalls: [{ toolCallId, toolName: tool, args }] };
   };
 }
+/** The db agent's tool `dropTable` (id `drop-table`). */
 const dropTable = governedTool('drop-table');
 const dbAgent = new Agent({
   id: 'history-db',
   description: 'Drops tables',
-  model: scriptedModel(delegating('DB', 'drop-table', 'call_drop'), 'history-db'),
+  model: scriptedModel(delegating('DB', 'dropTable', 'call_drop'), 'history-db'),
   tools: { dropTable },
 });
 const opsAgent = new Agent({

@@ -47,6 +47,11 @@ async function startSuspended(agent: AgentClient, prompt: string, runId: string)
   return stream;
 }
 
+/** The name and id of a waiting call's tool (SPEC §1 "Tool names": the key, and the id). */
+function toolOf(call: { toolName: string; toolId?: string } | undefined): unknown[] {
+  return [call?.toolName, call?.toolId];
+}
+
 async function resultOf(tollgate: Tollgate, runId: string): Promise<{ text: string }> {
   return (await tollgate.client()).workflow.getHandle(runId).result() as Promise<{ text: string }>;
 }
@@ -62,7 +67,8 @@ function deleteScenario(
     fixtures: [name],
     play: async (tollgate) => {
       const agent = tollgate.getAgent('history-agent');
-      await startSuspended(agent, prompt, name);
+      const waiting = await (await startSuspended(agent, prompt, name)).suspendPayload;
+      expectEqual(name, 'the waiting tool', toolOf(waiting), ['deleteRecord', 'delete-record']);
       await decide(agent, name);
       await resultOf(tollgate, name);
       for (const [id, times] of Object.entries(executions))
@@ -134,7 +140,7 @@ export const SCENARIOS: Scenario[] = [
       const agent = tollgate.getAgent('history-supervisor');
       const stream = await startSuspended(agent, 'Please drop t1', name);
       const waiting = await stream.suspendPayload;
-      expectEqual(name, 'the waiting tool', waiting?.toolName, 'drop-table');
+      expectEqual(name, 'the waiting tool', toolOf(waiting), ['dropTable', 'drop-table']);
       const approved = await agent.approveToolCall({
         runId: name,
         toolCallId: waiting!.toolCallId,

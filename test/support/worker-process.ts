@@ -116,7 +116,8 @@ const agent = new Agent({
   id: AGENT_ID,
   instructions: 'You are a test agent whose worker gets killed.',
   model: scriptedModel(byPrompt, AGENT_ID),
-  tools: { slowEffect, deleteRecord },
+  // Keyed by id: the model calls the tools by their ids (SPEC §1 "Tool names": keys are names).
+  tools: { 'slow-effect': slowEffect, 'delete-record': deleteRecord },
   modelStep: { heartbeatTimeoutMs: 2000 },
 });
 
