@@ -77,6 +77,10 @@ export async function runModelStep(
         flush();
       }
     }
+  } catch (error) {
+    flush();
+    withdrawLiveText(deps.bus, input, textDeltas);
+    throw error;
   } finally {
     flush();
   }
@@ -90,6 +94,18 @@ export async function runModelStep(
     finishReason: (await result.finishReason) as FinishReason,
     usage: usageOf(await result.totalUsage),
   };
+}
+
+/**
+ * Tells in-process streams that the text this attempt published live will not reach the log:
+ * the step fails, and a retry (or nothing) takes its place.
+ */
+function withdrawLiveText(bus: LiveBus, input: ModelStepInput, published: string[]): void {
+  if (published.length === 0) return;
+  bus.publish(input.runId, {
+    offset: input.chunkOffset,
+    chunk: makeChunk(input.runId, 'text-withdrawn', { text: published.join('') }),
+  });
 }
 
 async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {

@@ -29,6 +29,11 @@ export const TOLLGATE_ERROR_CODES = [
   'TEMPORAL_UNAVAILABLE',
   'NAMESPACE_NOT_FOUND',
   'WORKER_STOPPED',
+  // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
+  'RUN_TERMINATED',
+  'RUN_TIMED_OUT',
+  'RUN_CANCELLED',
+  'RUN_FAILED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];
