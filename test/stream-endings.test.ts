@@ -4,8 +4,9 @@ import type { Chunk, Tollgate } from '../src/index.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../src/common/wire.js';
 import type { RunInput } from '../src/common/run-types.js';
-import { TollgateClient } from '../src/sdk/index.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import type { TollgateClient } from '../src/sdk/index.js';
+import type { ListeningServer } from '../src/server/index.js';
+import { serveOverHttp } from './support/served.js';
 import { chunksOf, eventually, gatedTestAgent, hostAgents, uniqueId } from './support/harness.js';
 
 const TOKEN = 'endings-token-0123456789';
@@ -19,12 +20,7 @@ describe('streams of runs ended from outside', () => {
 
   beforeAll(async () => {
     tollgate = await hostAgents([agent], 'endings');
-    server = await createTollgateServer({
-      tollgate,
-      auth: { tokens: [{ token: TOKEN, id: 'ops', roles: ['ops'] }] },
-      logError: () => undefined,
-    }).listen({ port: 0 });
-    remote = new TollgateClient({ baseUrl: `${server.url}/`, token: TOKEN });
+    ({ server, remote } = await serveOverHttp(tollgate, TOKEN));
   });
   afterAll(async () => {
     await server.close();

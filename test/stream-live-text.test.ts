@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent, Tollgate, type Chunk } from '../src/index.js';
-import { TollgateClient } from '../src/sdk/index.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import type { TollgateClient } from '../src/sdk/index.js';
+import type { ListeningServer } from '../src/server/index.js';
+import { serveOverHttp } from './support/served.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { hostAgents } from './support/harness.js';
 
@@ -95,12 +96,7 @@ describe('live text of a model step attempt that fails', () => {
   beforeAll(async () => {
     tollgate = await hostAgents([agent], 'live-text');
     elsewhere = new Tollgate({ temporal: { taskQueue: tollgate.taskQueue } });
-    server = await createTollgateServer({
-      tollgate,
-      auth: { tokens: [{ token: TOKEN, id: 'ops', roles: ['ops'] }] },
-      logError: () => undefined,
-    }).listen({ port: 0 });
-    remote = new TollgateClient({ baseUrl: `${server.url}/`, token: TOKEN });
+    ({ server, remote } = await serveOverHttp(tollgate, TOKEN));
   });
   afterAll(async () => {
     await server.close();
