@@ -178,6 +178,10 @@ async function decide(row, kind, detail) {
     row.parts.outcome.append(live);
     for await (const chunk of stream.fullStream) {
       if (chunk.type === 'text-delta') live.textContent += chunk.payload.text;
+      // Live text of a model step attempt that failed: the run's log holds the retry's instead.
+      if (chunk.type === 'text-withdrawn' && chunk.payload.text.length > 0) {
+        live.textContent = live.textContent.slice(0, -chunk.payload.text.length);
+      }
     }
     row.parts.outcome.replaceChildren(...(await outcomeOf(row.item, kind, detail, stream)));
     settle(row, () => dismiss(row));

@@ -258,7 +258,7 @@ describe('the client SDK bundle', () => {
     const allowed = [
       /^sdk\//,
       /^common\//,
-      /^client\/(agent-stream|replay-buffer|agent-output)\.js$/,
+      /^client\/(agent-stream|replay-buffer|agent-output|stream-items)\.js$/,
     ];
     const seen = new Set<string>();
     const bare: string[] = [];

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { AgentStream } from '../src/client/agent-stream.js';
+import type { StreamItem } from '../src/client/stream-items.js';
 import { createTool, Tollgate, type Chunk } from '../src/index.js';
 import { SseParser, type SseEvent } from '../src/sdk/sse-parser.js';
 import { createTollgateServer, loadAuthConfig } from '../src/server/index.js';
@@ -113,17 +114,23 @@ describe('an SSE response', () => {
   it('stops reading the run as soon as the client disconnects', async () => {
     let stopped = false;
     // Runs until the test ends, like a run that keeps producing chunks.
-    async function* endless(): AsyncGenerator<Chunk> {
+    async function* endless(): AsyncGenerator<StreamItem> {
       for (let step = 0; !stopped; step++) {
-        yield { type: 'text-delta', runId: 'r', from: 'AGENT', payload: { text: `${step}` } };
+        const chunk: Chunk = {
+          type: 'text-delta',
+          runId: 'r',
+          from: 'AGENT',
+          payload: { text: `${step}` },
+        };
+        yield { chunk, offset: 5 + step };
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     }
     let reads = 0;
     const stream = new AgentStream('r', 5, endless(), async () => undefined);
-    const chunks = stream.fullStream;
-    Object.defineProperty(stream, 'fullStream', {
-      get: (): AsyncIterable<Chunk> => ({
+    const chunks = stream.items;
+    Object.defineProperty(stream, 'items', {
+      get: (): AsyncIterable<StreamItem> => ({
         [Symbol.asyncIterator]: () => {
           const inner = chunks[Symbol.asyncIterator]();
           return {

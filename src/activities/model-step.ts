@@ -84,6 +84,10 @@ export async function runModelStep(
         flush();
       }
     }
+  } catch (error) {
+    flush();
+    withdrawLiveText(deps.bus, input, textDeltas);
+    throw error;
   } finally {
     flush();
   }
@@ -99,6 +103,18 @@ export async function runModelStep(
   checkOutputSize(agent, input, output);
   deps.conversations.set(input.runId, [...messages, ...responseMessages]);
   return output;
+}
+
+/**
+ * Tells in-process streams that the text this attempt published live will not reach the log:
+ * the step fails, and a retry (or nothing) takes its place.
+ */
+function withdrawLiveText(bus: LiveBus, input: ModelStepInput, published: string[]): void {
+  if (published.length === 0) return;
+  bus.publish(input.runId, {
+    offset: input.chunkOffset,
+    chunk: makeChunk(input.runId, 'text-withdrawn', { text: published.join('') }),
+  });
 }
 
 async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {

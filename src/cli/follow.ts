@@ -66,6 +66,10 @@ class ChunkPrinter {
         return this.line(`← ${chunk.payload.toolName} ${value(chunk.payload.result)}`);
       case 'tool-error':
         return this.line(`✗ ${chunk.payload.toolName} failed: ${chunk.payload.error}`);
+      case 'text-withdrawn':
+        return this.line(
+          `↺ the model step is retried; the text above since its start is withdrawn`,
+        );
       case 'error':
         return this.line(`✗ run error: ${chunk.payload.error}`);
       case 'finish':

@@ -23,12 +23,13 @@ export interface AgentOutput {
   usage: Usage;
   /** The run's error, when `finishReason` is `'error'`. */
   error?: string;
+  /** With `error`: the code of a run ended from outside, e.g. `RUN_TERMINATED`. */
+  errorCode?: string;
 }
 
 /** Reads a stream to its end and gathers it into one output. */
 export async function collectOutput(stream: AgentStream): Promise<AgentOutput> {
-  const chunks: Chunk[] = [];
-  for await (const chunk of stream.fullStream) chunks.push(chunk);
+  const chunks = await stream.recorded;
   const suspendPayload = await stream.suspendPayload;
   const error = chunks.findLast((chunk) => chunk.type === 'error');
   return {
@@ -41,6 +42,7 @@ export async function collectOutput(stream: AgentStream): Promise<AgentOutput> {
     steps: stepsOf(chunks),
     usage: await stream.usage,
     ...(error?.type === 'error' ? { error: error.payload.error } : {}),
+    ...(error?.type === 'error' && error.payload.code ? { errorCode: error.payload.code } : {}),
   };
 }
 

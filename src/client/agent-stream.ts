@@ -3,6 +3,7 @@ import { refOf, ZERO_USAGE } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import { ReplayBuffer } from './replay-buffer.js';
+import { LiveTextMerge, type StreamItem } from './stream-items.js';
 
 /** The call a suspended stream waits on (SPEC §3, `suspendPayload`). */
 export interface SuspendPayload extends ToolCallRef {
@@ -44,18 +45,27 @@ export class AgentStream {
   readonly suspendPayload: Promise<SuspendPayload | undefined>;
   /** Chunk-log offset just past this stretch: `observe({ runId, offset })` continues from there. */
   readonly nextOffset: Promise<number>;
-  private readonly buffer: ReplayBuffer<Chunk>;
+  /**
+   * The stretch's chunks as the run's log holds them, plus an outcome the log lacks (an
+   * `error` for a run ended from outside): no live text. The promises above derive from it.
+   */
+  readonly recorded: Promise<Chunk[]>;
+  private readonly buffer: ReplayBuffer<StreamItem>;
 
   constructor(
     runId: string,
     startOffset: number,
-    source: AsyncIterable<Chunk>,
+    source: AsyncIterable<StreamItem>,
     lookupPending: PendingLookup,
   ) {
     this.runId = runId;
     this.startOffset = startOffset;
     this.buffer = new ReplayBuffer(source);
-    const all = settled(this.buffer.done.then(() => this.buffer.items));
+    const items = settled(this.buffer.done.then(() => this.buffer.items));
+    const all = settled(
+      items.then((list) => list.flatMap((i) => (i.live === undefined ? [i.chunk] : []))),
+    );
+    this.recorded = all;
     const finish = all.then((chunks) =>
       chunks.findLast((c): c is ChunkOf<'finish'> => c.type === 'finish'),
     );
@@ -72,7 +82,11 @@ export class AgentStream {
       ),
     );
     this.toolResults = settled(all.then(toolResultsOf));
-    this.nextOffset = settled(all.then((chunks) => startOffset + chunks.length));
+    this.nextOffset = settled(
+      items.then(
+        (list) => (list.findLast((i) => i.offset !== undefined)?.offset ?? startOffset - 1) + 1,
+      ),
+    );
     this.suspendPayload = settled(
       all.then(async (chunks) => {
         if ((await this.finishReason) !== 'suspended') return undefined;
@@ -81,8 +95,19 @@ export class AgentStream {
     );
   }
 
-  /** Every chunk, in order. */
+  /** Every chunk, in order; live text first shows as it streams (see `text-withdrawn`). */
   get fullStream(): AsyncIterable<Chunk> {
+    const { buffer, runId } = this;
+    return {
+      async *[Symbol.asyncIterator]() {
+        const merge = new LiveTextMerge(runId);
+        for await (const item of buffer.read()) yield* merge.push(item);
+      },
+    };
+  }
+
+  /** The stream's items as they came: log chunks with offsets, live text apart (for SSE). */
+  get items(): AsyncIterable<StreamItem> {
     return { [Symbol.asyncIterator]: () => this.buffer.read() };
   }
 

@@ -1,9 +1,12 @@
 import type { Client } from '@temporalio/client';
-import type { Chunk, ChunkSlice } from '../common/chunks.js';
+import { makeChunk, type Chunk, type ChunkSlice } from '../common/chunks.js';
 import { QUERIES } from '../common/wire.js';
 import type { LiveBus, LiveChunk } from '../live/live-bus.js';
 import { TollgateError } from '../common/errors.js';
+import { abortableCall } from './abortable-call.js';
 import { isTransientReadFailure, toTollgateError } from './errors.js';
+import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-ending.js';
+import type { StreamItem } from './stream-items.js';
 
 /** Longest wait between two reads of the chunk log when nothing signals a change. */
 const IDLE_READ_MS = 2000;
@@ -14,12 +17,17 @@ const IDLE_READ_MS = 2000;
  */
 export class LiveSubscription {
   private readonly chunks = new Map<number, Chunk>();
+  private withdrawn = false;
   private readonly unsubscribe: () => void;
   onChunk: (() => void) | undefined;
 
   constructor(bus: LiveBus, runId: string) {
     this.unsubscribe = bus.subscribe(runId, (live: LiveChunk) => {
-      this.chunks.set(live.offset, live.chunk);
+      if (live.chunk.type === 'text-withdrawn') {
+        // The attempt that streamed these failed; a retry streams its own from the same offset.
+        this.chunks.clear();
+        this.withdrawn = true;
+      } else this.chunks.set(live.offset, live.chunk);
       this.onChunk?.();
     });
   }
@@ -28,6 +36,13 @@ export class LiveSubscription {
     const chunk = this.chunks.get(offset);
     for (const key of this.chunks.keys()) if (key <= offset) this.chunks.delete(key);
     return chunk;
+  }
+
+  /** True once after a model step's attempt withdrew the live text it had published. */
+  takeWithdrawal(): boolean {
+    const withdrawn = this.withdrawn;
+    this.withdrawn = false;
+    return withdrawn;
   }
 
   close(): void {
@@ -39,7 +54,10 @@ export class LiveSubscription {
 /**
  * Follows a run's chunk log from `offset` up to and including the next `finish` chunk. The
  * workflow's log (a query) is the truth; a history long-poll says when it may have grown, and
- * in-process live deltas fill the gap while a model step streams.
+ * in-process live deltas fill the gap while a model step streams. Live deltas claim no offset:
+ * the log's chunks follow them and the stream's reader confirms or withdraws them
+ * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
+ * cancelled from outside) ends the tail with an `error` chunk naming how it ended.
  */
 export async function* tailRun(
   client: Client,
@@ -47,16 +65,23 @@ export async function* tailRun(
   offset: number,
   live: LiveSubscription,
   lifetime: AbortSignal,
-): AsyncGenerator<Chunk> {
+): AsyncGenerator<StreamItem> {
   const handle = client.workflow.getHandle(runId);
   const changes = new ChangeSignal();
   live.onChunk = () => changes.notify();
   const watcher = new AbortController();
   const stop = () => watcher.abort();
   lifetime.addEventListener('abort', stop);
-  const watching = watchHistory(client, runId, watcher.signal, () => changes.notify());
+  let closeEvent: HistoryEvent | undefined;
+  const watching = watchHistory(client, runId, watcher.signal, () => changes.notify()).then(
+    (event) => {
+      closeEvent = event;
+      changes.notify();
+    },
+  );
   watcher.signal.addEventListener('abort', () => changes.notify());
   let next = offset;
+  let liveAt = offset;
   try {
     for (;;) {
       const shutDown = () =>
@@ -65,21 +90,35 @@ export async function* tailRun(
           `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`,
         );
       if (lifetime.aborted) throw shutDown();
-      const slice = await readLogPatiently(client, handle, next, watcher.signal).catch(
-        (error: unknown) => {
-          // A read cut short by shutdown is the shutdown, not a failure of the run.
-          throw lifetime.aborted ? shutDown() : error;
-        },
-      );
+      // Read after learning of the close, so the read holds every chunk the run logged.
+      const closedBy = closeEvent;
+      let slice: ChunkSlice;
+      try {
+        slice = await readLogPatiently(client, handle, next, watcher.signal);
+      } catch (error) {
+        // A read cut short by shutdown is the shutdown, not a failure of the run.
+        if (lifetime.aborted) throw shutDown();
+        const ending = closedBy && endedFromOutside(runId, closedBy);
+        if (!ending) throw error;
+        yield { chunk: ending };
+        return;
+      }
       for (const chunk of slice.chunks) {
-        next++;
-        yield chunk;
+        yield { chunk, offset: next++ };
         if (chunk.type === 'finish') return;
       }
       if (slice.closed && next >= slice.total) return;
-      for (let chunk = live.take(next); chunk; chunk = live.take(next)) {
-        next++;
-        yield chunk;
+      if (closedBy && next >= slice.total) {
+        yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };
+        return;
+      }
+      liveAt = Math.max(liveAt, next);
+      if (live.takeWithdrawal()) {
+        yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
+        liveAt = next;
+      }
+      for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
+        yield { chunk, live: liveAt++ };
       }
       await changes.wait(IDLE_READ_MS);
     }
@@ -110,7 +149,7 @@ async function readLogPatiently(
   const giveUpAt = Date.now() + OUTAGE_PATIENCE_MS;
   for (;;) {
     try {
-      return await client.connection.withAbortSignal(signal, () => readLog(handle, offset));
+      return await abortableCall(client.connection, signal, () => readLog(handle, offset));
     } catch (error) {
       if (signal.aborted || !isTransientReadFailure(error) || Date.now() >= giveUpAt) throw error;
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
@@ -130,19 +169,21 @@ async function readLog(
 }
 
 /**
- * Long-polls the run's history and calls `onEvent` whenever it grows. Ends when the run closes
- * or `signal` aborts; errors only end the watch (reads fall back to the idle timer).
+ * Long-polls the run's history and calls `onEvent` whenever it grows. Returns the close event
+ * once the run has closed; `undefined` when `signal` aborts. A refused long poll is tried again
+ * after a pause (reads fall back to the idle timer meanwhile).
  */
 async function watchHistory(
   client: Client,
   runId: string,
   signal: AbortSignal,
   onEvent: () => void,
-): Promise<void> {
+): Promise<HistoryEvent | undefined> {
   let nextPageToken: Uint8Array | undefined;
-  try {
-    while (!signal.aborted) {
-      const response = await client.connection.withAbortSignal(signal, () =>
+  let last: HistoryEvent | undefined;
+  while (!signal.aborted) {
+    try {
+      const response = await abortableCall(client.connection, signal, () =>
         client.workflowService.getWorkflowExecutionHistory({
           namespace: client.options.namespace,
           execution: { workflowId: runId },
@@ -151,16 +192,30 @@ async function watchHistory(
           ...(nextPageToken ? { nextPageToken } : {}),
         }),
       );
-      if (response.history?.events?.length) onEvent();
-      if (!response.nextPageToken?.length) {
+      const events = response.history?.events ?? [];
+      if (events.length > 0) {
+        last = events.at(-1);
         onEvent();
-        return;
       }
+      if (!response.nextPageToken?.length) return last;
       nextPageToken = response.nextPageToken;
+    } catch {
+      await pause(IDLE_READ_MS, signal);
     }
-  } catch {
-    // Aborted, or the server refused the long poll: the idle timer keeps the tail going.
   }
+  return undefined;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** A level-triggered wake-up: notifications while nobody waits are not lost. */

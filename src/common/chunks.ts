@@ -61,7 +61,18 @@ export interface ChunkPayloads {
   'tool-result': ToolCallRef & { result: JsonValue; originalArgs?: JsonValue };
   'tool-error': ToolCallRef & { error: string };
   finish: { finishReason: FinishReason; usage: Usage };
-  error: { error: string };
+  /**
+   * `code`: set when the run ended without a Tollgate finish (terminated, timed out, cancelled
+   * or failed from outside, e.g. `RUN_TERMINATED`); `reason`: the reason Temporal recorded.
+   */
+  error: { error: string; code?: string; reason?: string };
+  /**
+   * Not in SPEC §4's table and never in the log: only streams read in the worker's process show
+   * live text before the log records it. This chunk takes back the `text` they showed live that
+   * the log will not hold (the model step's attempt failed, or its retry said something else);
+   * the log's own chunks follow.
+   */
+  'text-withdrawn': { text: string };
 }
 
 export type ChunkType = keyof ChunkPayloads;

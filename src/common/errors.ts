@@ -38,6 +38,11 @@ export const TOLLGATE_ERROR_CODES = [
   'DECISION_NOT_CONFIRMED',
   'DECISION_DEADLINE_PASSED',
   'THREAD_APPEND_TOO_LARGE',
+  // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
+  'RUN_TERMINATED',
+  'RUN_TIMED_OUT',
+  'RUN_CANCELLED',
+  'RUN_FAILED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

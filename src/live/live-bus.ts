@@ -1,6 +1,10 @@
 import type { Chunk } from '../common/chunks.js';
 
-/** A chunk seen while it is produced, before the workflow records it at `offset`. */
+/**
+ * A chunk seen while it is produced, before the workflow records it at `offset`. A
+ * `text-withdrawn` chunk (at the step's first text offset) says the step's attempt failed: the
+ * text it published will not be recorded.
+ */
 export interface LiveChunk {
   offset: number;
   chunk: Chunk;

@@ -1,4 +1,5 @@
 import { AgentStream, type PendingLookup } from '../client/agent-stream.js';
+import type { StreamItem } from '../client/stream-items.js';
 import type { Chunk } from '../common/chunks.js';
 import { RUN_ID_HEADER, START_OFFSET_HEADER, statusOfErrorCode } from '../common/http-api.js';
 import { TollgateHttpError } from './http-error.js';
@@ -18,12 +19,24 @@ export function agentStreamOf(response: Response, lookupPending: PendingLookup):
       `The server's answer is not a Tollgate stream (no ${RUN_ID_HEADER} header or no body).`,
     );
   }
-  return new AgentStream(runId, startOffset, chunksOf(response.body), lookupPending);
+  return new AgentStream(runId, startOffset, itemsOf(response.body), lookupPending);
 }
 
-async function* chunksOf(body: ReadableStream<Uint8Array>): AsyncGenerator<Chunk> {
+/** The server's events as stream items (see `sseResponse`): an id marks a chunk of the log. */
+async function* itemsOf(body: ReadableStream<Uint8Array>): AsyncGenerator<StreamItem> {
+  let lastId = '';
   for await (const event of readSseEvents(body)) {
-    if (event.type === 'message') yield JSON.parse(event.data) as Chunk;
+    if (event.type === 'message') {
+      const chunk = JSON.parse(event.data) as Chunk;
+      // The parser keeps the last id for events without one: a new id is this event's own.
+      const logged = event.id !== lastId && event.id !== '';
+      lastId = event.id;
+      yield logged ? { chunk, offset: Number(event.id) } : { chunk };
+    }
+    if (event.type === 'live') {
+      const { at, chunk } = JSON.parse(event.data) as { at: number; chunk: Chunk };
+      yield { chunk, live: at };
+    }
     if (event.type === 'error') throw streamError(event.data);
   }
 }

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { AgentStream } from '../client/agent-stream.js';
+import type { StreamItem } from '../client/stream-items.js';
 import { RUN_ID_HEADER, START_OFFSET_HEADER } from '../common/http-api.js';
 import { errorAnswer, type ErrorLogger } from './errors.js';
 
@@ -9,8 +10,11 @@ const KEEP_ALIVE_MS = 15_000;
 
 /**
  * Answers with the stream's chunks as Server-Sent Events: `id: <chunk offset>` and
- * `data: <chunk JSON>` each. Headers name the run and the first offset before any chunk. A
- * failure after the headers went out becomes one `event: error` carrying an `ErrorBody`. When
+ * `data: <chunk JSON>` each for the log's chunks. Live text (when the server shares a worker)
+ * goes as `event: live` with `data: {"at": <offset it is meant for>, "chunk": …}` and no id, so
+ * plain EventSource readers see the log only. The outcome of a run ended from outside is a
+ * `data:` error chunk without an id. Headers name the run and the first offset before any chunk.
+ * A failure after the headers went out becomes one `event: error` carrying an `ErrorBody`. When
  * the client goes away the response stops reading the run.
  */
 export function sseResponse(c: Context, stream: AgentStream, log: ErrorLogger): Response {
@@ -23,11 +27,7 @@ export function sseResponse(c: Context, stream: AgentStream, log: ErrorLogger): 
     c.req.raw.signal.addEventListener('abort', disconnected);
     const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     try {
-      let offset = stream.startOffset;
-      for await (const chunk of untilAborted(stream.fullStream, sse)) {
-        // One `data` line is enough: JSON.stringify escapes every CR and LF inside strings.
-        await sse.write(`id: ${offset++}\ndata: ${JSON.stringify(chunk)}\n\n`);
-      }
+      for await (const item of untilAborted(stream.items, sse)) await sse.write(sseEvent(item));
     } catch (error) {
       const { body } = errorAnswer(error, log, `stream of run ${stream.runId}`);
       if (!sse.aborted) await sse.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
@@ -36,6 +36,13 @@ export function sseResponse(c: Context, stream: AgentStream, log: ErrorLogger): 
       c.req.raw.signal.removeEventListener('abort', disconnected);
     }
   });
+}
+
+/** One SSE event; one `data` line is enough: JSON.stringify escapes every CR and LF in strings. */
+function sseEvent({ chunk, offset, live }: StreamItem): string {
+  if (live !== undefined) return `event: live\ndata: ${JSON.stringify({ at: live, chunk })}\n\n`;
+  const id = offset !== undefined ? `id: ${offset}\n` : '';
+  return `${id}data: ${JSON.stringify(chunk)}\n\n`;
 }
 
 /**

@@ -1,0 +1,119 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import type { Chunk, Tollgate } from '../src/index.js';
+import { SA_KEYS } from '../src/common/search-attribute-keys.js';
+import { AGENT_RUN_WORKFLOW } from '../src/common/wire.js';
+import type { RunInput } from '../src/common/run-types.js';
+import type { TollgateClient } from '../src/sdk/index.js';
+import type { ListeningServer } from '../src/server/index.js';
+import { serveOverHttp } from './support/served.js';
+import { chunksOf, eventually, gatedTestAgent, hostAgents, uniqueId } from './support/harness.js';
+
+const TOKEN = 'endings-token-0123456789';
+
+/** Runs ended from outside Tollgate (issue 13, finding 2): streams end with the real outcome. */
+describe('streams of runs ended from outside', () => {
+  const { agent, executions } = gatedTestAgent('endings-agent');
+  let tollgate: Tollgate;
+  let server: ListeningServer;
+  let remote: TollgateClient;
+
+  beforeAll(async () => {
+    tollgate = await hostAgents([agent], 'endings');
+    ({ server, remote } = await serveOverHttp(tollgate, TOKEN));
+  });
+  afterAll(async () => {
+    await server.close();
+    await tollgate.shutdown();
+  });
+
+  const a = () => tollgate.getAgent('endings-agent');
+
+  async function approvalsListed(runId: string): Promise<boolean> {
+    const response = await fetch(`${server.url}/api/approvals?agentId=endings-agent&perPage=100`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const body = (await response.json()) as { approvals: Array<{ runId: string }> };
+    return body.approvals.some((approval) => approval.runId === runId);
+  }
+
+  async function suspendedListed(runId: string): Promise<boolean> {
+    const { runs } = await a().listSuspendedRuns({ perPage: 100 });
+    return runs.some((run) => run.runId === runId);
+  }
+
+  function expectEnding(chunks: Chunk[], code: string): Chunk & { type: 'error' } {
+    const last = chunks.at(-1)!;
+    expect(last.type).toBe('error');
+    if (last.type !== 'error') throw new Error('unreachable');
+    expect(last.payload.code).toBe(code);
+    expect(chunks.some((chunk) => chunk.type === 'finish')).toBe(false);
+    return last;
+  }
+
+  it('ends open SDK and HTTP observers with RUN_TERMINATED and drops the run from the listings', async () => {
+    const parked = await a().stream('Delete rec-1.');
+    expect(await parked.finishReason).toBe('suspended');
+    const offset = await parked.nextOffset;
+    await eventually(async () => expect(await suspendedListed(parked.runId)).toBe(true));
+    await eventually(async () => expect(await approvalsListed(parked.runId)).toBe(true));
+
+    const inProcess = await a().observe({ runId: parked.runId, offset });
+    const overHttp = await remote
+      .getAgent('endings-agent')
+      .observe({ runId: parked.runId, offset });
+    const handle = (await tollgate.client()).workflow.getHandle(parked.runId);
+    await handle.terminate('operator pulled the plug');
+
+    const seen = expectEnding(await chunksOf(inProcess), 'RUN_TERMINATED');
+    expect(seen.payload.reason).toBe('operator pulled the plug');
+    expect(seen.payload.error).toContain('operator pulled the plug');
+    expect(await inProcess.finishReason).toBe('error');
+    expect(await inProcess.nextOffset).toBe(offset);
+
+    const seenOverHttp = expectEnding(await chunksOf(overHttp), 'RUN_TERMINATED');
+    expect(seenOverHttp.payload).toEqual(seen.payload);
+    expect(await overHttp.finishReason).toBe('error');
+
+    // A stream opened after the end says the same.
+    const late = await a().observe({ runId: parked.runId, offset });
+    expectEnding(await chunksOf(late), 'RUN_TERMINATED');
+
+    await eventually(async () => expect(await suspendedListed(parked.runId)).toBe(false));
+    await eventually(async () => expect(await approvalsListed(parked.runId)).toBe(false));
+    expect(executions).toHaveLength(0);
+  });
+
+  it('ends an open observer with RUN_TIMED_OUT when the execution timeout closes the run', async () => {
+    const runId = uniqueId('timed-out');
+    const client = await tollgate.client();
+    const input: RunInput = {
+      agentId: 'endings-agent',
+      messages: [{ role: 'user', content: 'Delete rec-1.' }],
+      requestPolicy: { kind: 'agent-default' },
+      requestContext: {},
+    };
+    await client.workflow.start(AGENT_RUN_WORKFLOW, {
+      workflowId: runId,
+      taskQueue: tollgate.taskQueue,
+      args: [input],
+      workflowExecutionTimeout: '8 seconds',
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      typedSearchAttributes: [
+        { key: SA_KEYS.agentId, value: 'endings-agent' },
+        { key: SA_KEYS.status, value: 'running' },
+      ],
+    });
+    const first = await a().observe({ runId });
+    expect(await first.finishReason).toBe('suspended');
+    const open = await remote
+      .getAgent('endings-agent')
+      .observe({ runId, offset: await first.nextOffset });
+    const ending = expectEnding(await chunksOf(open), 'RUN_TIMED_OUT');
+    expect(ending.payload.error).toContain(runId);
+    const output = await a().observe({ runId, offset: await first.nextOffset });
+    expectEnding(await chunksOf(output), 'RUN_TIMED_OUT');
+    expect((await client.workflow.getHandle(runId).describe()).status.name).toBe('TIMED_OUT');
+    await eventually(async () => expect(await suspendedListed(runId)).toBe(false));
+  });
+});
