@@ -9,6 +9,7 @@ import { workflowBundle } from '../src/worker.js';
 import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
+import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
 import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
 
@@ -73,7 +74,7 @@ describe('OpenTelemetry tracing', () => {
       expect((await workflowBundle()).code).not.toContain('OpenTelemetryInboundInterceptor');
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: [],
-        patches: [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH],
+        patches: [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH],
       });
     });
   });
@@ -138,7 +139,12 @@ describe('OpenTelemetry tracing', () => {
       // The patch keeps runs that started untraced untraced on this worker (see otel-interceptors).
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: ['_tracer-data'],
-        patches: [UPDATES_AFTER_EVENTS_PATCH, TRACING_PATCH, TOOL_KEYS_PATCH],
+        patches: [
+          UPDATES_AFTER_EVENTS_PATCH,
+          TRACING_PATCH,
+          TOOL_KEYS_PATCH,
+          HANDLERS_FINISHED_PATCH,
+        ],
       });
     });
 
