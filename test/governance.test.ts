@@ -43,10 +43,11 @@ describe('governance (SPEC §10)', () => {
   // Keyed by id: the model calls each tool by its id (SPEC §1 "Tool names": keys are names).
   const tools = Object.fromEntries(
     [
-      tool('expiring', { timeout: 1500 }),
+      // Long enough that a loaded machine still reads the request before the deadline passes.
+      tool('expiring', { timeout: 4000 }),
       tool('auto-approve', { timeout: 1000, onTimeout: 'approve' }),
       tool('failing', { timeout: 1000, onTimeout: 'fail' }),
-      tool('racing', { timeout: 1000 }),
+      tool('racing', { timeout: 3000 }),
       // Temporal timers may fire up to about a second late, so the intervals here are generous.
       tool('reminded', {
         timeout: '6 seconds',
@@ -120,7 +121,7 @@ describe('governance (SPEC §10)', () => {
 
   it('refuses a decision that arrives after the expiry while the run goes on', async () => {
     const first = await a().generate('expiring e2 then wait');
-    await sleep(1700);
+    await sleep(4300);
     await expect(
       a().approveToolCall({ runId: first.runId, toolCallId: first.suspendPayload!.toolCallId }),
     ).rejects.toMatchObject({

@@ -47,7 +47,7 @@ export function pickApprovalTarget(
   if (matches.length > 1) {
     throw new TollgateError(
       'AMBIGUOUS_TOOL_CALL',
-      `${matches.length} tool calls wait in ${where}; pass toolCallId, one of: ${matches.map((c) => `${c.toolCallId} (${c.toolName}, run ${c.runId})`).join(', ')}.`,
+      `${matches.length} tool calls wait in ${where}; pass the toolCallId of one (list them with listSuspendedRuns).`,
     );
   }
   const call = matches[0]!;

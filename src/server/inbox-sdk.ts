@@ -12,7 +12,7 @@ export const INBOX_SDK_PREFIX = '/inbox/lib';
  * browser-safe set the SDK's import-graph test allows (no Temporal, Node, AI SDK or zod code).
  */
 const SDK_MODULE =
-  /^\/(?:(?:sdk|common)\/[a-z0-9-]+|client\/(?:agent-stream|replay-buffer|agent-output))\.js$/;
+  /^\/(?:(?:sdk|common)\/[a-z0-9-]+|client\/(?:agent-stream|replay-buffer|agent-output|stream-items))\.js$/;
 
 /**
  * Serves the compiled client SDK to the inbox page, so the browser runs the same tested SSE

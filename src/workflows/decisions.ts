@@ -137,11 +137,10 @@ function missingCall(state: RunState, kind: DecisionKind, toolCallId: string | u
       message: `Tool call ${toolCallId} was already decided; a decision is applied at most once.`,
     };
   }
-  const waiting = [...state.waiting.keys()];
   return {
     ok: false,
     code: 'TOOL_CALL_NOT_PENDING',
-    message: `Tool call ${toolCallId} is not waiting in run ${state.runId}; waiting: ${waiting.length > 0 ? waiting.join(', ') : 'none'}.`,
+    message: `Tool call ${toolCallId} is not waiting in run ${state.runId}; list what waits with pendingToolCalls.`,
   };
 }
 

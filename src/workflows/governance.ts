@@ -33,7 +33,7 @@ export function checkGovernance(
   if (call.approvers && decidedBy && !isApprover(call.approvers, decidedBy)) {
     return {
       code: 'NOT_AN_APPROVER',
-      message: `${decidedBy.id} may not decide ${who}; approvers: ${call.approvers.join(', ')}.`,
+      message: `${decidedBy.id} may not decide ${who}: it is not one of the call's approvers.`,
     };
   }
   if (kind !== 'approve') return undefined;
