@@ -1,13 +1,16 @@
 import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
 import { AgentClient } from './client/agent-client.js';
+import { AgentDirectory } from './client/agent-directory.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
+import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
@@ -58,6 +61,9 @@ export class Tollgate {
   private readonly agents: AgentRegistry;
   private readonly policies = new RequestPolicyRegistry();
   private readonly policyQueue = `${DEFAULT_TASK_QUEUE}-policy-${randomUUID()}`;
+  /** Unique per runtime, so the directory tells this worker's polls from another's. */
+  private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
+  private readonly directory: AgentDirectory;
   private clientPromise: Promise<Client> | undefined;
   private clientConnection: Promise<ClosableConnection> | undefined;
   private nativeConnection: Promise<NativeConnection> | undefined;
@@ -76,6 +82,7 @@ export class Tollgate {
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.directory = new AgentDirectory(() => this.client(), this.taskQueue);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -85,7 +92,8 @@ export class Tollgate {
   }
 
   /**
-   * Starts the worker that runs this process's agents; resolves once it polls. While Temporal
+   * Starts the worker that runs this process's agents and publishes them in the agent directory
+   * (see `listAgents()`); resolves once it polls. While Temporal
    * cannot be reached it keeps trying for `worker.connectTimeout`, then rejects with
    * `TEMPORAL_UNAVAILABLE`.
    */
@@ -110,11 +118,33 @@ export class Tollgate {
       policies: new Map(Object.entries(this.options.policies ?? {})),
       tracing: await this.tracing,
       tuning: this.workerSettings.tuning,
+      identity: this.workerIdentity,
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>
       console.error('[tollgate] agent worker stopped:', error),
     );
+    await this.directory.publish(this.agents.descriptions(), this.workerIdentity);
+  }
+
+  /**
+   * The agents published on this runtime's task queue by the workers that host them, read from
+   * Temporal alone (no worker needs to run), with whether a worker that hosts each polls now.
+   */
+  listAgents(): Promise<AgentListing[]> {
+    this.assertOpen();
+    return this.directory.list();
+  }
+
+  /**
+   * Takes an agent out of the directory of this task queue: its runs are refused with
+   * `AGENT_NOT_FOUND` until a worker hosting it starts again. Runs already started go on.
+   *
+   * @throws TollgateError `AGENT_NOT_FOUND` when the directory does not list it.
+   */
+  removeAgent(agentId: string): Promise<void> {
+    this.assertOpen();
+    return this.directory.remove(agentId);
   }
 
   /**
@@ -181,6 +211,7 @@ export class Tollgate {
       taskQueue: this.taskQueue,
       bus: liveBus,
       lifetime: this.lifetime.signal,
+      requireAgent: (id) => this.directory.require(id),
       holdPolicy: async (runId, policy) => {
         this.policies.register(runId, policy);
         await this.startPolicyWorker();
@@ -193,6 +224,10 @@ export class Tollgate {
   /** Stops the workers (letting running activities finish) and closes connections. Runs go on. */
   async shutdown(): Promise<void> {
     if (this.closed) return;
+    // While the worker still runs, so it can apply the withdrawal itself.
+    if (this.agentWorker?.worker.getState() === 'RUNNING') {
+      await this.directory.withdraw(this.agents.ids(), this.workerIdentity).catch(() => undefined);
+    }
     this.closed = true;
     this.lifetime.abort();
     const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(

@@ -53,6 +53,8 @@ export interface AgentClientContext {
   /** Keeps a request's policy function in this process; returns the task queue that serves it. */
   holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
   releasePolicy(runId: string): void;
+  /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
+  requireAgent(agentId: string): Promise<void>;
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {
@@ -74,10 +76,16 @@ export class AgentClient {
     private readonly context: AgentClientContext,
   ) {}
 
-  /** Starts a run and streams it until it finishes or waits for a decision. */
+  /**
+   * Starts a run and streams it until it finishes or waits for a decision.
+   *
+   * @throws TollgateError `AGENT_NOT_FOUND`, starting nothing, when no worker hosting the agent
+   * ever published it on this task queue (see `Tollgate.listAgents()`).
+   */
   async stream(messages: Messages, options?: RunOptions): Promise<AgentStream> {
     const opts = options ?? {};
     const initial = checkRunInput(messages, opts);
+    await this.context.requireAgent(this.agentId);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
