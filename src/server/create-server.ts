@@ -3,8 +3,10 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
+  AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  type AgentsResponse,
   HEALTH_ROUTE,
   type ErrorBody,
   type HealthResponse,
@@ -89,6 +91,11 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
       },
     }),
   );
+  // Lists every agent of the directory: a filter by the token's agent scopes belongs here.
+  app.get(API_PREFIX + AGENTS_ROUTE, async (c) => {
+    const body: AgentsResponse = { agents: await tollgate.listAgents() };
+    return c.json(body);
+  });
   registerAgentRoutes(app, tollgate, log);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery))),
