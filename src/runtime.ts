@@ -124,7 +124,15 @@ export class Tollgate {
     this.agentWorker.running.catch((error: unknown) =>
       console.error('[tollgate] agent worker stopped:', error),
     );
-    await this.directory.publish(this.agents.descriptions(), this.workerIdentity);
+    // The worker serves runs already started even when its agents cannot be published.
+    await this.directory
+      .publish(this.agents.descriptions(), this.workerIdentity)
+      .catch((error: unknown) =>
+        console.warn(
+          `[tollgate] the agents of task queue '${this.taskQueue}' could not be published; new runs of them are refused until a worker publishes them:`,
+          error,
+        ),
+      );
   }
 
   /**
