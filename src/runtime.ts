@@ -82,7 +82,8 @@ export class Tollgate {
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
-    this.directory = new AgentDirectory(() => this.client(), this.taskQueue);
+    // Not client(): shutdown() withdraws through it after the runtime is marked closed.
+    this.directory = new AgentDirectory(() => this.connectedClient(), this.taskQueue);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -232,12 +233,12 @@ export class Tollgate {
   /** Stops the workers (letting running activities finish) and closes connections. Runs go on. */
   async shutdown(): Promise<void> {
     if (this.closed) return;
+    this.closed = true;
+    this.lifetime.abort();
     // While the worker still runs, so it can apply the withdrawal itself.
     if (this.agentWorker?.worker.getState() === 'RUNNING') {
       await this.directory.withdraw(this.agents.ids(), this.workerIdentity).catch(() => undefined);
     }
-    this.closed = true;
-    this.lifetime.abort();
     const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(
       (w) => w !== undefined,
     );
@@ -264,6 +265,10 @@ export class Tollgate {
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
+    return this.connectedClient();
+  }
+
+  private connectedClient(): Promise<Client> {
     this.clientConnection ??= connectClosable(this.address).catch((error: unknown) => {
       if (!isTemporalUnreachable(error)) throw error;
       // No address in the message: it may travel to HTTP callers.

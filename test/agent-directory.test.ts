@@ -166,9 +166,13 @@ describe('the agent directory after its workers are gone', () => {
     const again = await hostAgents([definition()], 'directory-gone', queue);
     opened.push(again);
     expect(await waiting.text).toBe('back');
-    const [listed] = await fresh.listAgents();
-    expect(listed).toMatchObject({ agentId: 'dir-gone', available: true });
-    expect(listed!.lastPublishedAt > publishedAt).toBe(true);
+    // The existing entry learns of the new worker from an update its worker applies.
+    const listed = await eventually(async () => {
+      const [agent] = await fresh.listAgents();
+      expect(agent).toMatchObject({ agentId: 'dir-gone', available: true });
+      return agent!;
+    }, 30_000);
+    expect(listed.lastPublishedAt > publishedAt).toBe(true);
   });
 
   it('forgets a removed agent: not listed, runs refused, until a worker hosting it starts again', async () => {

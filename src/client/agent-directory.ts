@@ -23,8 +23,8 @@ import { pollingWorkers } from './task-queue-pollers.js';
 
 /** How long a positive lookup is trusted before the directory is asked again, ms. */
 const KNOWN_FOR_MS = 30_000;
-/** How long `startWorker()` waits for its workers' publications to be applied, ms. */
-const PUBLISH_WAIT_MS = 10_000;
+/** After this long, a publication not yet applied is reported in the log, ms. */
+const PUBLISH_WAIT_MS = 30_000;
 /** How long `shutdown()` waits for its worker's withdrawal to be applied, ms. */
 const WITHDRAW_WAIT_MS = 5_000;
 
@@ -101,7 +101,10 @@ export class AgentDirectory {
       .terminate('removed from the agent directory');
   }
 
-  /** Publishes that `worker` hosts `agents`; waits (boundedly) until the entries say so. */
+  /**
+   * Publishes that `worker` hosts `agents`: a new entry says so at once; an existing one once a
+   * worker of the queue applies the update (not awaited).
+   */
   async publish(agents: AgentDescription[], worker: string): Promise<void> {
     const client = await this.client();
     await Promise.all(
@@ -124,11 +127,12 @@ export class AgentDirectory {
         } catch (error) {
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
         }
-        // An open entry learns of this worker from an update, applied by a worker of the queue.
+        // An open entry learns of this worker from an update, applied by a worker of the queue:
+        // not awaited, since a crashed worker's sticky queue can hold it for seconds.
         const applied = client.workflow
           .getHandle(workflowId)
           .executeUpdate(DIRECTORY_UPDATES.publish, { args: [publication] });
-        await bounded(applied, PUBLISH_WAIT_MS, `publishing agent "${agent.agentId}"`);
+        void bounded(applied, PUBLISH_WAIT_MS, `publishing agent "${agent.agentId}"`);
       }),
     );
   }
