@@ -57,6 +57,7 @@ export type {
   DecidedBy,
 } from './common/run-types.js';
 export type { JsonValue, JsonObject } from './common/json.js';
+export type { AgentDescription, AgentListing } from './common/directory-types.js';
 export { toolCallFingerprint } from './common/fingerprint.js';
 export { canonicalJson } from './common/json.js';
 export {

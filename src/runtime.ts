@@ -1,6 +1,7 @@
 import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
@@ -10,6 +11,7 @@ import {
   type CheckedDecisionSettings,
   type DecisionSettings,
 } from './client/decision-settings.js';
+import { AgentDirectory } from './client/agent-directory.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
@@ -19,6 +21,7 @@ import {
   WorkerAvailability,
   type TaskQueuePollers,
 } from './client/worker-pollers.js';
+import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
 import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
@@ -79,6 +82,9 @@ export class Tollgate {
   private readonly agents: AgentRegistry;
   private readonly policies = new RequestPolicyRegistry();
   private readonly policyQueue = `${DEFAULT_TASK_QUEUE}-policy-${randomUUID()}`;
+  /** Unique per runtime, so the directory tells this worker's polls from another's. */
+  private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
+  private readonly directory: AgentDirectory;
   private clientPromise: Promise<Client> | undefined;
   private clientConnection: Promise<ClosableConnection> | undefined;
   private nativeConnection: Promise<NativeConnection> | undefined;
@@ -101,6 +107,12 @@ export class Tollgate {
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
+    // Not client(): shutdown() withdraws through it after the runtime is marked closed.
+    this.directory = new AgentDirectory(
+      () => this.connectedClient(),
+      this.taskQueue,
+      this.decisionSettings.workerSeenWithinMs,
+    );
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -110,7 +122,8 @@ export class Tollgate {
   }
 
   /**
-   * Starts the worker that runs this process's agents; resolves once it polls. While Temporal
+   * Starts the worker that runs this process's agents and publishes them in the agent directory
+   * (see `listAgents()`); resolves once it polls. While Temporal
    * cannot be reached it keeps trying for `worker.connectTimeout`, then rejects with
    * `TEMPORAL_UNAVAILABLE`.
    */
@@ -136,11 +149,41 @@ export class Tollgate {
       policies: new Map(Object.entries(this.options.policies ?? {})),
       tracing: await this.tracing,
       tuning: this.workerSettings.tuning,
+      identity: this.workerIdentity,
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>
       console.error('[tollgate] agent worker stopped:', error),
     );
+    // The worker serves runs already started even when its agents cannot be published.
+    await this.directory
+      .publish(this.agents.descriptions(), this.workerIdentity)
+      .catch((error: unknown) =>
+        console.warn(
+          `[tollgate] the agents of task queue '${this.taskQueue}' could not be published; new runs of them are refused until a worker publishes them:`,
+          error,
+        ),
+      );
+  }
+
+  /**
+   * The agents published on this runtime's task queue by the workers that host them, read from
+   * Temporal alone (no worker needs to run), with whether a worker that hosts each polls now.
+   */
+  listAgents(): Promise<AgentListing[]> {
+    this.assertOpen();
+    return this.directory.list();
+  }
+
+  /**
+   * Takes an agent out of the directory of this task queue: its runs are refused with
+   * `AGENT_NOT_FOUND` until a worker hosting it starts again. Runs already started go on.
+   *
+   * @throws TollgateError `AGENT_NOT_FOUND` when the directory does not list it.
+   */
+  removeAgent(agentId: string): Promise<void> {
+    this.assertOpen();
+    return this.directory.remove(agentId);
   }
 
   /**
@@ -216,6 +259,7 @@ export class Tollgate {
         taskQueue: this.taskQueue,
         bus: liveBus,
         lifetime: this.lifetime.signal,
+        requireAgent: (id) => this.directory.require(id),
         holdPolicy: async (runId, policy) => {
           this.policies.register(runId, policy);
           await this.startPolicyWorker();
@@ -242,6 +286,10 @@ export class Tollgate {
     if (this.closed) return;
     this.closed = true;
     this.lifetime.abort();
+    // While the worker still runs, so it can apply the withdrawal itself.
+    if (this.agentWorker?.worker.getState() === 'RUNNING') {
+      await this.directory.withdraw(this.agents.ids(), this.workerIdentity).catch(() => undefined);
+    }
     const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(
       (w) => w !== undefined,
     );
@@ -268,6 +316,10 @@ export class Tollgate {
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
+    return this.connectedClient();
+  }
+
+  private connectedClient(): Promise<Client> {
     this.clientConnection ??= connectClosable(this.address).catch((error: unknown) => {
       if (!isTemporalUnreachable(error)) throw error;
       // No address in the message: it may travel to HTTP callers.

@@ -68,6 +68,8 @@ export interface AgentWorkerOptions {
   tracing?: Tracing;
   /** Cache and concurrency limits, checked by `checkWorkerSettings`. */
   tuning?: WorkerTuning;
+  /** How the worker shows among its task queue's pollers (the agent directory matches it). */
+  identity: string;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
@@ -78,6 +80,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
+    identity: options.identity,
     workflowBundle: await workflowBundle(
       tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {},
     ),

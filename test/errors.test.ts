@@ -80,10 +80,18 @@ describe('runs that cannot proceed fail visibly', () => {
     await tollgate.shutdown();
   });
 
-  it('ends a run of an agent the worker does not host with an error naming the hosted agents', async () => {
+  it('ends a run of a published agent the worker that takes it does not host, naming no other agent', async () => {
+    // Another deployment published ghost-agent on this queue, then left.
+    const elsewhere = await hostAgents(
+      [testAgent('ghost-agent', [], [{ text: 'boo' }]).agent],
+      'errors',
+      tollgate.taskQueue,
+    );
+    await elsewhere.shutdown();
     const output = await tollgate.getAgent('ghost-agent').generate('hello?');
     expect(output.finishReason).toBe('error');
-    expect(output.error).toMatch(/"ghost-agent" is not hosted.*known-agent/);
+    expect(output.error).toMatch(/"ghost-agent" is not hosted by the worker that took the run/);
+    expect(output.error).not.toContain('known-agent');
     const handle = (await tollgate.client()).workflow.getHandle(output.runId);
     expect((await handle.describe()).status.name).toBe('FAILED');
   });

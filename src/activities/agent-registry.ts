@@ -1,3 +1,4 @@
+import type { AgentDescription } from '../common/directory-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { Agent } from '../definitions/agent.js';
 
@@ -34,14 +35,32 @@ export class AgentRegistry {
     return this.agents.get(agentId);
   }
 
+  /**
+   * @throws TollgateError `AGENT_NOT_FOUND`; its message, which reaches the run's callers, names
+   * no other agent: the hosted ones go to this worker's log.
+   */
   require(agentId: string): Agent {
     const agent = this.agents.get(agentId);
     if (!agent) {
+      console.warn(
+        `[tollgate] a run asked this worker for agent "${agentId}", which it does not host; it hosts: ${this.ids().join(', ')}.`,
+      );
       throw new TollgateError(
         'AGENT_NOT_FOUND',
-        `Agent "${agentId}" is not hosted by this worker; hosted agents: ${this.ids().join(', ') || 'none'}.`,
+        `Agent "${agentId}" is not hosted by the worker that took the run; start a worker that hosts it on this task queue.`,
       );
     }
     return agent;
+  }
+
+  /** What the directory publishes about each hosted agent: names, never code. */
+  descriptions(): AgentDescription[] {
+    return [...this.agents.values()].map((agent) => ({
+      agentId: agent.id,
+      name: agent.name,
+      ...(agent.description !== undefined ? { description: agent.description } : {}),
+      tools: [...agent.tools.keys()],
+      subAgents: [...agent.subAgents.values()].map((subAgent) => subAgent.id),
+    }));
   }
 }

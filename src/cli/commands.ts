@@ -186,6 +186,24 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import('./runs.js')).runsPending,
   },
   {
+    name: 'agents',
+    summary:
+      'List the agents workers published on the task queue, and whether a worker hosting each runs now.',
+    args: [],
+    options: {},
+    examples: ['tollgate agents', 'tollgate agents --task-queue ops --json'],
+    load: async () => (await import('./agents.js')).agentsList,
+  },
+  {
+    name: 'agents remove',
+    summary:
+      'Take an agent out of the directory (runs of it are then refused until a worker hosting it starts).',
+    args: ['agentId'],
+    options: {},
+    examples: ['tollgate agents remove old-agent'],
+    load: async () => (await import('./agents.js')).agentsRemove,
+  },
+  {
     name: 'approve',
     summary: 'Approve a waiting call, then follow the run until it finishes or waits again.',
     args: ['runId'],

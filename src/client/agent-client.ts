@@ -64,6 +64,8 @@ export interface AgentClientContext {
   decisions: CheckedDecisionSettings;
   /** Whether a run's task queue has a worker; shared by the runtime's handles. */
   workers: WorkerAvailability;
+  /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
+  requireAgent(agentId: string): Promise<void>;
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {
@@ -91,12 +93,18 @@ export class AgentClient {
     this.guard = new ScopeGuard(agentId, scope);
   }
 
-  /** Starts a run and streams it until it finishes or waits for a decision. */
+  /**
+   * Starts a run and streams it until it finishes or waits for a decision.
+   *
+   * @throws TollgateError `AGENT_NOT_FOUND`, starting nothing, when no worker hosting the agent
+   * ever published it on this task queue (see `Tollgate.listAgents()`).
+   */
   async stream(messages: Messages, options?: RunOptions): Promise<AgentStream> {
     const opts = options ?? {};
     const initial = checkRunInput(messages, opts);
     this.guard.request('start');
     this.guard.resource(opts.memory?.resource);
+    await this.context.requireAgent(this.agentId);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);

@@ -157,7 +157,7 @@ function isoOf(date: Date, name: string): string {
 }
 
 /** A visibility-query string literal: single quotes, with quotes and backslashes escaped. */
-function quote(value: string): string {
+export function quote(value: string): string {
   return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 

@@ -13,25 +13,35 @@ const NORMAL_QUEUE = 1;
 const WORKFLOW_TASKS = 1;
 
 /**
- * Counts the workers Temporal saw poll `taskQueue` for workflow tasks within `seenWithinMs`.
- * Temporal keeps a stopped worker in the list for minutes, with its last poll time, so the time
- * decides; an idle live worker re-polls about every 60 s.
+ * Identities of the workers Temporal saw poll `taskQueue` for workflow tasks within
+ * `seenWithinMs`. Temporal keeps a stopped worker in the list for minutes, with its last poll
+ * time, so the time decides; an idle live worker re-polls about every 60 s.
  */
-export async function countPollers(
+export async function recentPollers(
   client: Client,
   taskQueue: string,
   seenWithinMs: number,
-): Promise<TaskQueuePollers> {
+): Promise<Set<string>> {
   const response = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue, kind: NORMAL_QUEUE },
     taskQueueType: WORKFLOW_TASKS,
   });
   const since = Date.now() - seenWithinMs;
-  const pollers = (response.pollers ?? []).filter(
-    (poller) => (optionalTsToMs(poller.lastAccessTime) ?? 0) >= since,
-  ).length;
-  return { taskQueue, pollers };
+  return new Set(
+    (response.pollers ?? [])
+      .filter((poller) => (optionalTsToMs(poller.lastAccessTime) ?? 0) >= since)
+      .map((poller) => poller.identity ?? ''),
+  );
+}
+
+/** How many workers polled `taskQueue` within `seenWithinMs` (see `recentPollers`). */
+export async function countPollers(
+  client: Client,
+  taskQueue: string,
+  seenWithinMs: number,
+): Promise<TaskQueuePollers> {
+  return { taskQueue, pollers: (await recentPollers(client, taskQueue, seenWithinMs)).size };
 }
 
 /** How long a poller count is reused, ms: decisions in a burst ask Temporal once. */

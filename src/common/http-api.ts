@@ -3,6 +3,7 @@
  * approval inbox, curl). Dependency-free and browser-safe: paths, bodies and the error shape.
  * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
  */
+import type { AgentListing } from './directory-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
 
@@ -45,6 +46,8 @@ export function agentPath(agentId: string, route: AgentRouteName): string {
   return `${API_PREFIX}/agents/${encodeURIComponent(agentId)}${AGENT_ROUTES[route]}`;
 }
 
+/** GET `/api/agents`: the agent directory of the server's task queue, JSON `AgentsResponse`. */
+export const AGENTS_ROUTE = '/agents';
 /** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
 export const APPROVALS_ROUTE = '/approvals';
 /**
@@ -161,6 +164,10 @@ export interface SendToolApprovalResponse {
   accepted: true;
   runId: string;
   toolCallId: string;
+}
+
+export interface AgentsResponse {
+  agents: AgentListing[];
 }
 
 export interface HealthResponse {

@@ -80,3 +80,23 @@ export const CHILD_STATUS_SIGNAL = 'tollgate.childStatus';
 /** Values of `TollgateStatus`. */
 export type RunStatus =
   'running' | 'awaiting-approval' | 'suspended' | 'completed' | 'failed' | 'cancelled';
+
+/** Workflow type of an agent directory entry: one per task queue and agent, kept open. */
+export const AGENT_DIRECTORY_WORKFLOW = 'agentDirectoryEntry';
+
+/** Internal updates of a directory entry: a worker publishes or withdraws its hosting. */
+export const DIRECTORY_UPDATES = {
+  publish: 'tollgate.directoryPublish',
+  withdraw: 'tollgate.directoryWithdraw',
+} as const;
+
+/** Memo key under which a directory entry keeps its `DirectoryEntryState`. */
+export const DIRECTORY_MEMO_KEY = 'tollgateAgent';
+
+/**
+ * Workflow id of the directory entry of `agentId` on `taskQueue`. Both parts are URI-encoded, so
+ * no `/` inside a name can make two entries share an id.
+ */
+export function agentDirectoryId(taskQueue: string, agentId: string): string {
+  return `tollgate-agent/${encodeURIComponent(taskQueue)}/${encodeURIComponent(agentId)}`;
+}

@@ -27,4 +27,5 @@ export type {
 } from '../common/chunks.js';
 export type { PendingToolCall } from '../common/run-types.js';
 export type { JsonValue, JsonObject } from '../common/json.js';
+export type { AgentDescription, AgentListing } from '../common/directory-types.js';
 export * from '../common/http-api.js';

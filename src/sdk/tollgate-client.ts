@@ -1,6 +1,8 @@
 import {
+  AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  type AgentsResponse,
   HEALTH_ROUTE,
   type ApprovalsQuery,
   type ApprovalsResponse,
@@ -40,6 +42,18 @@ export class TollgateClient {
       throw new TypeError('getAgent() needs an agent id.');
     }
     return new RemoteAgent(agentId, this.transport);
+  }
+
+  /**
+   * The agents the server's workers published (its agent directory), each with whether a worker
+   * hosting it polls now; runs of an agent not listed are refused with `AGENT_NOT_FOUND` (404).
+   */
+  async listAgents(options: RequestOptions = {}): Promise<AgentsResponse> {
+    return this.transport.json<AgentsResponse>({
+      method: 'GET',
+      path: API_PREFIX + AGENTS_ROUTE,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
   }
 
   /** Waiting calls across agents (or of `agentId`), one item per call; paging counts runs. */

@@ -3,13 +3,16 @@ import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import {
+  AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  type AgentsResponse,
   HEALTH_ROUTE,
   type ErrorBody,
   type HealthResponse,
 } from '../common/http-api.js';
 import { TollgateError } from '../common/errors.js';
+import { mayUseAgent, requireAction } from '../common/scope.js';
 import type { Tollgate } from '../runtime.js';
 import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
@@ -99,6 +102,14 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
       },
     }),
   );
+  // The directory, as far as the token's scope reaches: agents it may not use are not listed.
+  app.get(API_PREFIX + AGENTS_ROUTE, async (c) => {
+    const scope = c.get('scope');
+    requireAction(scope, 'read');
+    const agents = await tollgate.listAgents();
+    const body: AgentsResponse = { agents: agents.filter((a) => mayUseAgent(scope, a.agentId)) };
+    return c.json(body);
+  });
   registerAgentRoutes(app, tollgate, log);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),

@@ -1,3 +1,4 @@
 /** Workflow entry point: the only file the worker bundles. Sandbox-safe code only. */
 export { agentRun } from './agent-run.js';
 export { agentThread } from './agent-thread.js';
+export { agentDirectoryEntry } from './agent-directory.js';

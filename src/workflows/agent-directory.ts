@@ -1,0 +1,59 @@
+import {
+  allHandlersFinished,
+  condition,
+  defineUpdate,
+  makeContinueAsNewFunc,
+  setHandler,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { DirectoryEntryState, Publication } from '../common/directory-types.js';
+import { DIRECTORY_MEMO_KEY, DIRECTORY_UPDATES } from '../common/wire.js';
+
+const publishUpdate = defineUpdate<void, [Publication]>(DIRECTORY_UPDATES.publish);
+const withdrawUpdate = defineUpdate<void, [string]>(DIRECTORY_UPDATES.withdraw);
+
+/** Workers an entry remembers: a crashed worker never withdraws, so the oldest are dropped. */
+const REMEMBERED_WORKERS = 50;
+/** An entry continues as new before its history grows past this many events. */
+const HISTORY_LIMIT = 2000;
+
+/**
+ * The directory entry of one agent on one task queue: open for as long as the agent is listed.
+ * Its state lives in its memo too, so `describe()` and visibility read it with no worker running.
+ */
+export async function agentDirectoryEntry(initial: DirectoryEntryState): Promise<void> {
+  let state = initial;
+  const keep = (next: DirectoryEntryState) => {
+    state = next;
+    upsertMemo({ [DIRECTORY_MEMO_KEY]: state });
+  };
+  setHandler(publishUpdate, (publication) => keep(published(state, publication)));
+  setHandler(withdrawUpdate, (worker) => {
+    const workers = Object.entries(state.workers).filter(([identity]) => identity !== worker);
+    keep({ ...state, workers: Object.fromEntries(workers) });
+  });
+  await condition(
+    () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= HISTORY_LIMIT,
+  );
+  await condition(allHandlersFinished);
+  const continueAsNew = makeContinueAsNewFunc<typeof agentDirectoryEntry>({
+    memo: { [DIRECTORY_MEMO_KEY]: state },
+  });
+  await continueAsNew(state);
+}
+
+/** The state after `publication`: its description, its worker added, the oldest workers dropped. */
+export function published(
+  state: DirectoryEntryState,
+  publication: Publication,
+): DirectoryEntryState {
+  const workers = Object.entries({ ...state.workers, [publication.worker]: publication.at })
+    .sort(([, a], [, b]) => a.localeCompare(b))
+    .slice(-REMEMBERED_WORKERS);
+  return {
+    agent: publication.agent,
+    publishedAt: publication.at,
+    workers: Object.fromEntries(workers),
+  };
+}
