@@ -345,9 +345,10 @@ describe('the approval inbox in a browser', () => {
     await approvalRow
       .locator('.facts', { hasText: '1 of 2: alice' })
       .waitFor({ timeout: UI_WAIT_MS });
-    expect(await approvalRow.locator('.outcome').textContent()).toContain(
-      'Approval recorded: the call waits for more approvals.',
-    );
+    // The outcome follows once the stream has ended and the next waiting call has been read.
+    await approvalRow
+      .locator('.outcome', { hasText: 'Approval recorded: the call waits for more approvals.' })
+      .waitFor({ timeout: UI_WAIT_MS });
     await approvalRow.getByRole('button', { name: 'Approve' }).click();
     await approvalRow
       .locator('.error', { hasText: 'DUPLICATE_APPROVER' })
