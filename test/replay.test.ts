@@ -9,6 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { fileURLToPath } from 'node:url';
+import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
 import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { workflowBundle } from '../src/worker.js';
@@ -66,7 +67,7 @@ const EXPECTED: Record<string, Expected> = {
 const PATCHES: Record<string, string[]> = {
   '1-first-release': [],
   '2-updates-after-events': [UPDATES_AFTER_EVENTS_PATCH],
-  '3-tool-keys': [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH],
+  '3-tool-keys': [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH],
 };
 
 /** The workflow type and id, from the history's first event (`WorkflowExecutionStarted`). */
