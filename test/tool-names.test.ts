@@ -3,6 +3,7 @@
  * `TollgatePendingTools` name a tool by its key in `tools`; where the key differs from the tool's
  * id, operators see the id too; runs started before this rule keep the ids they started with.
  */
+import { AgentDirectory } from '../src/client/agent-directory.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
@@ -239,9 +240,12 @@ describe('a run started before tools were named by key, decided after the upgrad
     const tollgate = new Tollgate({ agents: { agent }, temporal: { taskQueue } });
     const client = tollgate.getAgent('before-keys-agent');
     const runId = uniqueId('old-run');
+    let connection: NativeConnection | undefined;
+    let oldWorker: Worker | undefined;
+    let oldRunning: Promise<void> | undefined;
     try {
-      const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-      const oldWorker = await Worker.create({
+      connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+      oldWorker = await Worker.create({
         connection,
         namespace: process.env.TEMPORAL_NAMESPACE!,
         taskQueue,
@@ -254,15 +258,19 @@ describe('a run started before tools were named by key, decided after the upgrad
           policies: new Map(),
         }),
       });
-      const oldRunning = oldWorker.run();
+      oldRunning = oldWorker.run();
+      // The run stands for one started before the directory existed: its agent is listed as an
+      // upgraded worker of that deployment would list it.
+      await new AgentDirectory(() => tollgate.client(), taskQueue, 75_000).publish(
+        new AgentRegistry([agent]).descriptions(),
+        'old-worker',
+      );
       const started = await client.generate('use delete-record', { runId });
       expect(started.finishReason).toBe('suspended');
       expect(started.suspendPayload).toMatchObject({ toolName: 'delete-record' });
       expect(started.suspendPayload).not.toHaveProperty('toolId');
       expect(model.offeredTools).toEqual([['delete-record']]);
-      oldWorker.shutdown();
-      await oldRunning;
-      await connection.close();
+      await stopOldWorker();
 
       // The upgrade: the new code's worker replays the run and finishes it.
       await tollgate.startWorker();
@@ -289,7 +297,16 @@ describe('a run started before tools were named by key, decided after the upgrad
       });
       expect(model.offeredTools.at(-1)).toEqual(['deleteRecord']);
     } finally {
+      // Also when an assertion failed first: a worker left polling keeps jest from exiting.
+      await stopOldWorker();
       await tollgate.shutdown();
+    }
+
+    async function stopOldWorker(): Promise<void> {
+      if (oldWorker?.getState() === 'RUNNING') oldWorker.shutdown();
+      await oldRunning;
+      await connection?.close();
+      connection = undefined;
     }
   });
 });

@@ -18,6 +18,7 @@ import {
   DIRECTORY_MEMO_KEY,
   DIRECTORY_UPDATES,
 } from '../common/wire.js';
+import { isTemporalUnreachable } from './errors.js';
 import { quote } from './list-suspended-runs.js';
 import { recentPollers } from './worker-pollers.js';
 
@@ -160,7 +161,17 @@ export class AgentDirectory {
   }
 
   private async entryOf(client: Client, agentId: string): Promise<DirectoryEntryState | undefined> {
-    return describeEntry(client, agentDirectoryId(this.taskQueue, agentId));
+    const id = agentDirectoryId(this.taskQueue, agentId);
+    try {
+      return await describeEntry(client, id);
+    } catch (error) {
+      if (!isTemporalUnreachable(error)) throw error;
+      throw new TollgateError(
+        'TEMPORAL_UNAVAILABLE',
+        `Temporal could not be reached to look up agent "${agentId}"; nothing was started, try again when the server is back.`,
+        { cause: error },
+      );
+    }
   }
 }
 
