@@ -4,6 +4,7 @@ import {
   WorkflowNotFoundError,
   isGrpcDeadlineError,
   type Client,
+  type WorkflowExecutionDescription,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -195,7 +196,7 @@ export class AgentClient {
       );
     }
     checkId(options.runId, 'runId');
-    const client = await this.ownRun('read', options.runId);
+    const { client } = await this.ownRun('read', options.runId);
     return this.follow(
       client,
       options.runId,
@@ -211,7 +212,7 @@ export class AgentClient {
    */
   async getAuditTrail(runId: string): Promise<AuditEntry[]> {
     checkId(runId, 'runId');
-    const client = await this.ownRun('read', runId);
+    const { client } = await this.ownRun('read', runId);
     try {
       return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
     } catch (error) {
@@ -222,7 +223,8 @@ export class AgentClient {
   /** The calls a run waits on, read from the run itself. */
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
     checkId(runId, 'runId');
-    return this.queryPending(await this.ownRun('read', runId), runId);
+    const { client } = await this.ownRun('read', runId);
+    return this.queryPending(client, runId);
   }
 
   private async queryPending(client: Client, runId: string): Promise<PendingToolCall[]> {
@@ -254,17 +256,19 @@ export class AgentClient {
 
   /**
    * The client, once the caller may do `action` here and `runId` is a run of this agent it may
-   * see (else `FORBIDDEN` or `RUN_NOT_FOUND`).
+   * see (else `FORBIDDEN` or `RUN_NOT_FOUND`); with the run's description that check read.
    */
-  private async ownRun(action: ScopeAction, runId: string): Promise<Client> {
+  private async ownRun(
+    action: ScopeAction,
+    runId: string,
+  ): Promise<{ client: Client; run: WorkflowExecutionDescription }> {
     this.guard.request(action);
     const client = await this.context.client();
     try {
-      await this.guard.run(client, runId);
+      return { client, run: await this.guard.run(client, runId) };
     } catch (error) {
       throw await this.failure(error, runId);
     }
-    return client;
   }
 
   /**
@@ -311,11 +315,11 @@ export class AgentClient {
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
   ): Promise<AgentStream> {
-    const client = await this.ownRun('decide', options.runId);
+    const { client, run } = await this.ownRun('decide', options.runId);
     const live = new LiveSubscription(this.context.bus, options.runId);
     let applied: AppliedDecision;
     try {
-      applied = await this.applyDecision(client, kind, options);
+      applied = await this.applyDecision(client, kind, options, run);
     } catch (error) {
       live.close();
       throw error;
@@ -327,19 +331,21 @@ export class AgentClient {
    * Sends one decision as an update, validated by the run before anything reaches history, and
    * answers within the decision's wait: `WORKER_UNAVAILABLE` at once (nothing sent) when no
    * worker polls the run's task queue, `DECISION_NOT_CONFIRMED` when the wait runs out. The
-   * decision carries a deadline (now + wait + margin) after which the run refuses it.
+   * decision carries a deadline (now + wait + margin) after which the run refuses it. `run` is
+   * the run's description when the caller has just read it.
    */
   private async applyDecision(
     client: Client,
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
+    run?: WorkflowExecutionDescription,
   ): Promise<AppliedDecision> {
     const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
     const { waitMs: defaultWaitMs, deadlineMarginMs } = this.context.decisions;
     const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
     const started = Date.now();
     try {
-      await this.assertWorker(client, runId, started + waitMs);
+      await this.assertWorker(client, runId, started + waitMs, run);
       const input = {
         agentId: this.agentId,
         ...(args !== undefined ? { args } : {}),
@@ -358,11 +364,16 @@ export class AgentClient {
   }
 
   /** Throws `WORKER_UNAVAILABLE` when no worker polls the open run's task queue. */
-  private async assertWorker(client: Client, runId: string, deadline: number): Promise<void> {
+  private async assertWorker(
+    client: Client,
+    runId: string,
+    deadline: number,
+    run?: WorkflowExecutionDescription,
+  ): Promise<void> {
     let found;
     try {
       found = await client.connection.withDeadline(deadline, () =>
-        this.context.workers.ofRun(client, runId),
+        this.context.workers.ofRun(client, runId, run),
       );
     } catch (error) {
       if (!isGrpcDeadlineError(error)) throw error;

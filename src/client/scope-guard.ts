@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { TollgateError } from '../common/errors.js';
 import {
   maySeeRun,
@@ -39,9 +39,10 @@ export class ScopeGuard {
    * Reads the run's agent and resource (its search attributes) and answers `RUN_NOT_FOUND`
    * unless it is a run of this agent the caller may see. A sub-agent's run belongs to the
    * resource of the run at the top of its tree. Temporal's own errors (the run does not exist,
-   * the server is down) are thrown as they come, for the caller to translate.
+   * the server is down) are thrown as they come, for the caller to translate. Returns the run's
+   * description, so a caller that needs more of it (its task queue) need not ask again.
    */
-  async run(client: Client, runId: string): Promise<void> {
+  async run(client: Client, runId: string): Promise<WorkflowExecutionDescription> {
     const described = await client.workflow.getHandle(runId).describe();
     const agentId = described.typedSearchAttributes.get(SA_KEYS.agentId);
     let top = described;
@@ -52,7 +53,8 @@ export class ScopeGuard {
       top = await client.workflow.getHandle(up).describe();
     }
     const resourceId = top.typedSearchAttributes.get(SA_KEYS.resourceId);
-    if (agentId === this.agentId && maySeeRun(this.scope, { agentId, resourceId })) return;
+    if (agentId === this.agentId && maySeeRun(this.scope, { agentId, resourceId }))
+      return described;
     throw runNotFound(runId, this.agentId);
   }
 }

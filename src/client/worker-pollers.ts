@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 
 /** Workers Temporal saw poll one task queue for workflow tasks. */
@@ -49,8 +49,9 @@ const POLLERS_TTL_MS = 2_000;
 
 /**
  * Whether a run's task queue has a worker. Poller counts are asked of Temporal at most every two
- * seconds per queue; the run itself is described on every call (its queue, and whether it is
- * still open: a closed run needs no worker to refuse a decision).
+ * seconds per queue; the run's description (its queue, and whether it is still open: a closed
+ * run needs no worker to refuse a decision) is read fresh on every call, or taken from a caller
+ * that has just read it.
  */
 export class WorkerAvailability {
   private readonly counts = new Map<string, { at: number; pollers: number }>();
@@ -58,8 +59,12 @@ export class WorkerAvailability {
   constructor(private readonly seenWithinMs: number) {}
 
   /** The run's task queue and its pollers; undefined when the run is closed. */
-  async ofRun(client: Client, runId: string): Promise<TaskQueuePollers | undefined> {
-    const run = await client.workflow.getHandle(runId).describe();
+  async ofRun(
+    client: Client,
+    runId: string,
+    described?: WorkflowExecutionDescription,
+  ): Promise<TaskQueuePollers | undefined> {
+    const run = described ?? (await client.workflow.getHandle(runId).describe());
     if (run.status.name !== 'RUNNING') return undefined;
     const cached = this.counts.get(run.taskQueue);
     if (cached && Date.now() - cached.at < POLLERS_TTL_MS) {
