@@ -15,13 +15,12 @@ import { workflowBundle } from '../src/worker.js';
 import {
   eventually,
   hostAgents,
+  publishWithoutWorker,
   recordingTool,
   testAgent,
   uniqueQueue,
 } from './support/harness.js';
 import { cli } from './support/cli.js';
-import { AgentRegistry } from '../src/activities/agent-registry.js';
-import { AgentDirectory } from '../src/client/agent-directory.js';
 
 const deleteOnce: TurnPicker = (prompt) =>
   prompt.at(-1)?.role === 'tool'
@@ -217,10 +216,7 @@ describe('decision deadlines (issue 12, finding 1)', () => {
     // A run on a queue no worker ever polled (its agent listed, as by workers now gone): the CLI
     // does not wait for it.
     const starter = client(empty, {});
-    await new AgentDirectory(() => starter.client(), empty, 75_000).publish(
-      new AgentRegistry([agent]).descriptions(),
-      'gone-worker',
-    );
+    await publishWithoutWorker(starter, empty, [agent], 'gone-worker');
     const stream = await starter.getAgent('deadline-agent').stream('delete r1');
     const approve = await cli(['approve', stream.runId, '--task-queue', empty, '--json']);
     expect(approve.code).toBe(7);

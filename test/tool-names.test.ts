@@ -3,7 +3,6 @@
  * `TollgatePendingTools` name a tool by its key in `tools`; where the key differs from the tool's
  * id, operators see the id too; runs started before this rule keep the ids they started with.
  */
-import { AgentDirectory } from '../src/client/agent-directory.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
@@ -19,7 +18,13 @@ import { toolLabel } from '../src/common/chunks.js';
 import { describeAgent } from '../src/activities/describe-agent.js';
 import { currentDetails } from '../src/workflows/current-details.js';
 import type { WaitingCall } from '../src/workflows/waiting-call.js';
-import { chunksOf, hostAgents, recordingTool, uniqueId } from './support/harness.js';
+import {
+  chunksOf,
+  hostAgents,
+  publishWithoutWorker,
+  recordingTool,
+  uniqueId,
+} from './support/harness.js';
 
 /** "use <tool>" calls that tool (by the name given) with `{ id: 'rec-1' }`, then says `done`. */
 const callNamedTool: TurnPicker = (prompt) => {
@@ -261,10 +266,7 @@ describe('a run started before tools were named by key, decided after the upgrad
       oldRunning = oldWorker.run();
       // The run stands for one started before the directory existed: its agent is listed as an
       // upgraded worker of that deployment would list it.
-      await new AgentDirectory(() => tollgate.client(), taskQueue, 75_000).publish(
-        new AgentRegistry([agent]).descriptions(),
-        'old-worker',
-      );
+      await publishWithoutWorker(tollgate, taskQueue, [agent], 'old-worker');
       const started = await client.generate('use delete-record', { runId });
       expect(started.finishReason).toBe('suspended');
       expect(started.suspendPayload).toMatchObject({ toolName: 'delete-record' });

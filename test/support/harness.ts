@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { AgentRegistry } from '../../src/activities/agent-registry.js';
+import { AgentDirectory } from '../../src/client/agent-directory.js';
 import { z } from 'zod';
 import {
   Agent,
@@ -167,4 +169,18 @@ export function askUserTool(): Tool {
         ? { answer: context.agent.resumeData.answer }
         : context.agent.suspend({ question: 'Why?' }),
   });
+}
+
+/**
+ * Lists `agents` in the directory of `taskQueue` as a worker named `worker` would, without
+ * starting one: for runs whose workers are gone, or belong to an older release.
+ */
+export async function publishWithoutWorker(
+  tollgate: Tollgate,
+  taskQueue: string,
+  agents: Agent[],
+  worker: string,
+): Promise<void> {
+  const directory = new AgentDirectory(() => tollgate.client(), taskQueue, 75_000);
+  await directory.publish(new AgentRegistry(agents).descriptions(), worker);
 }
