@@ -34,9 +34,10 @@ export async function runTool(
 
   let suspendPayload: unknown;
   let suspended = false;
+  let resumeSchema: string | undefined;
   const context: ToolExecutionContext = {
     agent: {
-      suspend: async (payload) => {
+      suspend: async (payload, options) => {
         const checked = tool.suspendSchema
           ? tool.suspendSchema.safeParse(payload)
           : { success: true as const, data: payload };
@@ -48,9 +49,12 @@ export async function runTool(
           );
         suspended = true;
         suspendPayload = checked.data;
+        if (options?.resumeSchema !== undefined)
+          resumeSchema = JSON.stringify(options.resumeSchema);
         return SUSPENDED;
       },
       resumeData: resume.data,
+      suspendPayload: input.resumeData !== undefined ? input.suspendPayload : undefined,
       toolCallId: call.toolCallId,
       runId: input.runId,
       agentId: agent.id,
@@ -66,7 +70,12 @@ export async function runTool(
   const output = await withHooks(agent, named, parsed.data, context, () =>
     tool.execute(parsed.data, context),
   );
-  if (suspended) return { kind: 'suspended', suspendPayload: toJsonValue(suspendPayload) };
+  if (suspended)
+    return {
+      kind: 'suspended',
+      suspendPayload: toJsonValue(suspendPayload),
+      ...(resumeSchema !== undefined ? { resumeSchema } : {}),
+    };
   if (tool.outputSchema) {
     const checked = tool.outputSchema.safeParse(output);
     if (!checked.success)

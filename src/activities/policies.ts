@@ -1,9 +1,12 @@
 import type { ToolCallRef } from '../common/chunks.js';
 import type { JsonObject } from '../common/json.js';
 import type { GateVerdict } from '../common/run-types.js';
+import type { GateAnswer } from '../definitions/create-tool.js';
 
-/** Answers whether one call is gated. */
-export type GateQuestion = (call: ToolCallRef) => boolean | Promise<boolean>;
+/** Answers whether one call is gated, optionally with why. */
+export type GateQuestion = (
+  call: ToolCallRef,
+) => boolean | GateAnswer | Promise<boolean | GateAnswer>;
 
 /**
  * Asks each call's question. A policy that throws gates its call (fail-safe), with a note that
@@ -19,7 +22,10 @@ export async function askEach(
       if (!ask)
         return { toolCallId: call.toolCallId, gated: true, note: 'no policy found for this call' };
       try {
-        return { toolCallId: call.toolCallId, gated: (await ask(call)) === true };
+        const answer = await ask(call);
+        if (isGateAnswer(answer))
+          return { toolCallId: call.toolCallId, gated: answer.gated, note: answer.note };
+        return { toolCallId: call.toolCallId, gated: answer === true };
       } catch (error) {
         return {
           toolCallId: call.toolCallId,
@@ -29,6 +35,12 @@ export async function askEach(
       }
     }),
   );
+}
+
+function isGateAnswer(value: unknown): value is GateAnswer {
+  if (typeof value !== 'object' || value === null) return false;
+  const answer = value as Partial<GateAnswer>;
+  return typeof answer.gated === 'boolean' && typeof answer.note === 'string';
 }
 
 export type { JsonObject };

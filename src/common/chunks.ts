@@ -51,6 +51,8 @@ export interface ChunkPayloads {
     approvals?: Array<{ id: string; at: string }>;
     /** For a call inside a sub-agent: agent ids from this run's agent down to the call's. */
     path?: string[];
+    /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
+    gateNote?: string;
   };
   'tool-call-suspended': ToolCallRef & {
     suspendPayload: JsonValue;

@@ -38,6 +38,13 @@ export const TOLLGATE_ERROR_CODES = [
   'DECISION_NOT_CONFIRMED',
   'DECISION_DEADLINE_PASSED',
   'THREAD_APPEND_TOO_LARGE',
+  // MCP tools (issue 17.1): the server, its answers and its definitions.
+  'MCP_CONNECTION_FAILED',
+  'MCP_INVALID_RESPONSE',
+  'MCP_SERVER_CLOSED',
+  'MCP_TOOL_ERROR',
+  'MCP_TOOL_DRIFT',
+  'MCP_TOOL_NOT_FOUND',
   // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
   'RUN_TERMINATED',
   'RUN_TIMED_OUT',

@@ -195,6 +195,8 @@ export interface PendingToolCall extends ToolCallRef {
   quorum?: number;
   /** Approvals so far, for a quorum. */
   approvals?: Array<{ id: string; at: string }>;
+  /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
+  gateNote?: string;
 }
 
 /** A tool call the model made, with its fingerprint. */
@@ -237,6 +239,8 @@ export interface ExecuteToolInput {
   call: ToolCallRef;
   requestContext: JsonObject;
   resumeData?: JsonValue;
+  /** With `resumeData`: the payload of the `suspend()` this execution resumes from. */
+  suspendPayload?: JsonValue;
   /** The run's tool naming; absent: by id. */
   toolNaming?: 'key';
 }
@@ -244,7 +248,8 @@ export interface ExecuteToolInput {
 export type ExecuteToolOutput =
   | { kind: 'result'; result: JsonValue }
   | { kind: 'error'; error: string }
-  | { kind: 'suspended'; suspendPayload: JsonValue };
+  /** `resumeSchema`: set when `suspend()` gave this suspension its own schema (JSON string). */
+  | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string };
 
 export interface EvaluateGatesInput {
   runId: string;
@@ -264,7 +269,7 @@ export interface EvaluateGatesInput {
 export interface GateVerdict {
   toolCallId: string;
   gated: boolean;
-  /** Why, when a policy failed and the call was gated to be safe. */
+  /** Why: a policy failed and the call was gated to be safe, or the policy gave its reason. */
   note?: string;
 }
 

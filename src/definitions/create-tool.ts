@@ -3,6 +3,16 @@ import { TollgateError } from '../common/errors.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 
+/** Options of one `suspend()`. */
+export interface SuspendOptions {
+  /**
+   * JSON Schema (an object) of the resume data this suspension takes, instead of the tool's
+   * `resumeSchema`: for a tool that learns what to ask only while it runs (an MCP elicitation).
+   * Resume data is checked against it before it reaches the run.
+   */
+  resumeSchema?: Record<string, unknown>;
+}
+
 /** Where a tool's `suspend()` leaves its call: parked until resumed with data. */
 export interface SuspendSignal {
   readonly suspended: true;
@@ -15,9 +25,11 @@ export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
      * Parks the call until `resumeStream()` supplies data; `execute` then runs again from the top
      * with `resumeData` set. Does not throw: write `return await context.agent.suspend(...)`.
      */
-    suspend(payload: TSuspend): Promise<SuspendSignal>;
+    suspend(payload: TSuspend, options?: SuspendOptions): Promise<SuspendSignal>;
     /** Resume data of the call, validated by `resumeSchema`; undefined on the first run. */
     resumeData: TResume | undefined;
+    /** With `resumeData`: the payload of the `suspend()` it answers; undefined otherwise. */
+    suspendPayload: TSuspend | undefined;
     toolCallId: string;
     runId: string;
     agentId: string;
@@ -42,6 +54,12 @@ export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
   lastCheckpoint: JsonValue | undefined;
   /** Aborted when the run is cancelled or the attempt times out. */
   abortSignal: AbortSignal;
+}
+
+/** A predicate's answer with its reason, which the audit and the approval request show. */
+export interface GateAnswer {
+  gated: boolean;
+  note: string;
 }
 
 /** What a tool's approval predicate receives. */
@@ -73,10 +91,15 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
   outputSchema?: z.ZodType<TOutput>;
   /**
    * `true`: every call waits for approval. A function decides per call and overrides the request's
-   * `requireToolApproval`; if it throws, the call is gated. Default: decided by the request.
+   * `requireToolApproval`; if it throws, the call is gated. It may answer `{ gated, note }` to say
+   * why (shown in the audit and the approval request). Default: decided by the request.
    */
   requireApproval?:
-    boolean | ((args: TInput, context: ApprovalPredicateContext) => boolean | Promise<boolean>);
+    | boolean
+    | ((
+        args: TInput,
+        context: ApprovalPredicateContext,
+      ) => boolean | GateAnswer | Promise<boolean | GateAnswer>);
   /** Deadline, reminders, approvers and quorum for this tool's gated calls (SPEC §10). */
   approval?: ApprovalPolicy;
   suspendSchema?: z.ZodType<TSuspend>;

@@ -19,6 +19,7 @@ export async function awaitApproval(
   context: ToolRunContext,
   call: ModelToolCall,
   tool: ToolManifest,
+  gateNote?: string,
 ): Promise<ApprovalOutcome> {
   const { state, input, manifest } = context;
   const rules = mergeRules(tool.rules, input.approvalRules, manifest.rules);
@@ -34,6 +35,7 @@ export async function awaitApproval(
       ...(rules.separateRequester && typeof requester === 'string' ? { requester } : {}),
       ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
     },
+    ...(gateNote !== undefined ? { gateNote } : {}),
   });
   const decided = () => state.decisions.has(call.toolCallId);
   for (let reminders = 1; ; reminders++) {

@@ -55,9 +55,10 @@ export async function runToolCalls(
     const gate = gates.get(call.toolCallId) ?? { gated: true, source: 'missing' };
     context.state.audit.add({ type: 'gate', ...auditRef(call), ...gate });
   }
-  const results = calls.map((call) =>
-    runCall(context, call, gates.get(call.toolCallId)?.gated ?? true),
-  );
+  const results = calls.map((call) => {
+    const gate = gates.get(call.toolCallId);
+    return runCall(context, call, gate?.gated ?? true, gate?.note);
+  });
   context.state.announceIdle();
   return Promise.all(results);
 }
@@ -66,6 +67,7 @@ async function runCall(
   context: ToolRunContext,
   call: ModelToolCall,
   gated: boolean,
+  gateNote: string | undefined,
 ): Promise<ToolResultPart> {
   const { state } = context;
   const tool = context.manifest.tools[call.toolName];
@@ -85,7 +87,7 @@ async function runCall(
   }
   let edited: ModelToolCall | undefined;
   if (gated) {
-    const outcome = await awaitApproval(context, call, tool);
+    const outcome = await awaitApproval(context, call, tool, gateNote);
     if (outcome.kind === 'expired') {
       if (outcome.onTimeout === 'fail') throw expiredFailure(call);
       if (outcome.onTimeout === 'decline') return declined(state, call, expiredReason(call));
@@ -96,17 +98,19 @@ async function runCall(
       edited = { ...call, args, fingerprint: toolCallFingerprint(call.toolName, args) };
     }
   }
-  let resumeData: JsonValue | undefined;
+  let resumed: Resumed | undefined;
   for (;;) {
     state.toolStarted();
-    const output = await execute(context, edited ?? call, resumeData);
+    const output = await execute(context, edited ?? call, resumed);
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
-        resumeSchema: tool.resumeSchema,
+        // A suspension may bring its own schema (an MCP server's elicitation does).
+        resumeSchema: output.resumeSchema ?? tool.resumeSchema,
         suspendPayload: output.suspendPayload,
       });
       state.toolFinished();
-      resumeData = (await decisionFor(state, call.toolCallId)).resumeData ?? null;
+      const resumeData = (await decisionFor(state, call.toolCallId)).resumeData ?? null;
+      resumed = { resumeData, suspendPayload: output.suspendPayload };
       continue;
     }
     const result =
@@ -120,10 +124,16 @@ async function runCall(
   }
 }
 
+/** The resume data of a suspended call, and the payload of the suspension it answers. */
+interface Resumed {
+  resumeData: JsonValue;
+  suspendPayload: JsonValue;
+}
+
 async function execute(
   context: ToolRunContext,
   call: ModelToolCall,
-  resumeData: JsonValue | undefined,
+  resumed: Resumed | undefined,
 ): Promise<ExecuteToolOutput> {
   const tool = context.manifest.tools[call.toolName]!;
   try {
@@ -132,7 +142,7 @@ async function execute(
       agentId: context.manifest.agentId,
       call: refOf(call),
       requestContext: context.input.requestContext,
-      ...(resumeData !== undefined ? { resumeData } : {}),
+      ...(resumed ?? {}),
       ...namingOf(context.manifest),
     });
   } catch (error) {

@@ -42,6 +42,8 @@ export interface WaitDetails {
   resumeSchema?: string;
   suspendPayload?: JsonValue;
   terms?: WaitTerms;
+  /** Why the gate stopped the call, when its policy said. */
+  gateNote?: string;
 }
 
 export function waitingCall(
@@ -50,7 +52,7 @@ export function waitingCall(
   details: WaitDetails,
   sequence: number,
 ): WaitingCall {
-  const { suspendPayload, terms = {} } = details;
+  const { suspendPayload, terms = {}, gateNote } = details;
   return {
     ...refOf(call),
     fingerprint: call.fingerprint,
@@ -69,6 +71,7 @@ export function waitingCall(
       : {}),
     ...(terms.requester !== undefined ? { requester: terms.requester } : {}),
     ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
+    ...(gateNote !== undefined ? { gateNote } : {}),
   };
 }
 
@@ -78,7 +81,7 @@ export function requestChunk(
 ):
   | Pick<ChunkOf<'tool-call-approval'>, 'type' | 'payload'>
   | Pick<ChunkOf<'tool-call-suspended'>, 'type' | 'payload'> {
-  const { resumeSchema, path, expiresAt, quorum, approvals } = waiting;
+  const { resumeSchema, path, expiresAt, quorum, approvals, gateNote } = waiting;
   const where = path ? { path } : {};
   if (waiting.kind === 'resume') {
     const payload = {
@@ -96,6 +99,7 @@ export function requestChunk(
     ...(expiresAt ? { expiresAt } : {}),
     ...(quorum ? { quorum, approvals: approvals ?? [] } : {}),
     ...where,
+    ...(gateNote !== undefined ? { gateNote } : {}),
   };
   return { type: 'tool-call-approval', payload };
 }

@@ -1,0 +1,154 @@
+import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TollgateError } from '../common/errors.js';
+import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
+import {
+  asProtocolError,
+  describeDrift,
+  listAllTools,
+  type McpToolDefinition,
+} from './mcp-definition.js';
+import {
+  ElicitationAnswers,
+  elicitationFingerprint,
+  type McpElicitationPayload,
+} from './mcp-elicitation.js';
+import type { McpClientPool } from './mcp-pool.js';
+
+/** What a call needs to know about its tool and server. */
+export interface McpCallSetup {
+  pool: McpClientPool;
+  server: string;
+  pinned: { definition: McpToolDefinition; fingerprint: string };
+  onDrift: 'gate' | 'refuse';
+  timeoutMs: number;
+}
+
+/** The drift of the tool's live definition from its pinned one, or undefined. */
+export async function liveDrift(setup: McpCallSetup): Promise<string | undefined> {
+  const lease = await setup.pool.lease();
+  let broken = false;
+  try {
+    const live = await listAllTools(lease.client, setup.server);
+    const name = setup.pinned.definition.name;
+    return describeDrift(
+      setup.server,
+      setup.pinned,
+      live.find((tool) => tool.name === name),
+    );
+  } catch (error) {
+    broken = true;
+    throw error;
+  } finally {
+    lease.release(broken);
+  }
+}
+
+/**
+ * Calls the tool on the server. An elicitation the call has an answer for (from an earlier
+ * suspension of the same call) is answered; a new one ends the attempt and parks the call with
+ * the server's schema as its `resumeSchema`; the call runs again, from the top, on resume.
+ */
+export async function callMcpTool(
+  setup: McpCallSetup,
+  args: unknown,
+  context: ToolExecutionContext,
+): Promise<JsonValue | SuspendSignal> {
+  const name = setup.pinned.definition.name;
+  if (setup.onDrift === 'refuse') {
+    const drift = await liveDrift(setup);
+    if (drift)
+      throw new TollgateError(
+        'MCP_TOOL_DRIFT',
+        `${drift} The call was refused (onDrift: 'refuse'); review the server and define the agent again.`,
+      );
+  }
+  const answers = ElicitationAnswers.of(context);
+  const lease = await setup.pool.lease();
+  const controller = new AbortController();
+  const cancel = () => controller.abort(context.abortSignal.reason);
+  context.abortSignal.addEventListener('abort', cancel, { once: true });
+  let asked: McpElicitationPayload | undefined;
+  lease.onElicitation(async (params) => {
+    if (params.mode === 'url') return { action: 'decline' };
+    const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
+    const fingerprint = elicitationFingerprint(params.message, requestedSchema);
+    const content = answers.take(fingerprint);
+    if (content) return { action: 'accept', content: content as Record<string, string> };
+    asked = {
+      kind: 'mcp-elicitation',
+      server: setup.server,
+      tool: name,
+      message: params.message,
+      requestedSchema,
+      fingerprint,
+      answered: [...answers.all],
+    };
+    // Nobody can answer while this attempt waits: end it; the server sees a cancelled call.
+    controller.abort();
+    return { action: 'cancel' };
+  });
+  let broken = false;
+  try {
+    const result = await lease.client.callTool(
+      {
+        name,
+        arguments: (args ?? {}) as Record<string, unknown>,
+        _meta: { 'tollgate/idempotencyKey': context.idempotencyKey },
+      },
+      undefined,
+      { signal: controller.signal, timeout: setup.timeoutMs, resetTimeoutOnProgress: true },
+    );
+    return toolOutput(setup.server, name, result as CallToolResult);
+  } catch (error) {
+    if (asked) return context.agent.suspend(asked, { resumeSchema: asked.requestedSchema });
+    broken = !(error instanceof TollgateError);
+    throw callError(error, setup.server, name);
+  } finally {
+    context.abortSignal.removeEventListener('abort', cancel);
+    lease.release(broken);
+  }
+}
+
+/**
+ * The tool's output: its structured content if it has one, else its text (one string), else
+ * its content blocks as JSON. A result marked `isError` becomes the tool's error.
+ */
+function toolOutput(server: string, name: string, result: CallToolResult): JsonValue {
+  const texts = result.content.filter((block) => block.type === 'text').map((block) => block.text);
+  if (result.isError) {
+    throw new TollgateError(
+      'MCP_TOOL_ERROR',
+      `Tool "${name}" of MCP server "${server}" reported an error: ${texts.join('\n') || 'no message'}`,
+    );
+  }
+  if (result.structuredContent !== undefined) return toJsonValue(result.structuredContent);
+  if (texts.length === result.content.length) return texts.join('\n');
+  return toJsonValue(result.content);
+}
+
+/**
+ * Classifies a failed call. A broken answer or a connection lost mid-call fails the call without
+ * a retry (the server may have acted); an error the server answered with is the tool's error;
+ * anything else is left to the tool's retry policy.
+ */
+function callError(error: unknown, server: string, name: string): unknown {
+  if (error instanceof TollgateError) return error;
+  const protocol = asProtocolError(error, server, `tools/call of "${name}"`);
+  if (protocol !== error) return protocol;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return new TollgateError(
+      'MCP_SERVER_CLOSED',
+      `MCP server "${server}" closed the connection during a call of "${name}"; the call is not retried because it may have had effects: check the server's log.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout) {
+    return new TollgateError(
+      'MCP_TOOL_ERROR',
+      `Tool "${name}" of MCP server "${server}" failed: ${error.message}`,
+      { cause: error },
+    );
+  }
+  return error;
+}

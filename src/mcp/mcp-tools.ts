@@ -1,0 +1,160 @@
+import { z } from 'zod';
+import { TollgateError } from '../common/errors.js';
+import {
+  createTool,
+  TOOL_NAME,
+  type ApprovalPredicateContext,
+  type GateAnswer,
+  type Tool,
+} from '../definitions/create-tool.js';
+import { callMcpTool, liveDrift, type McpCallSetup } from './mcp-call.js';
+import {
+  definitionFingerprint,
+  gatedByAnnotations,
+  listAllTools,
+  type McpToolDefinition,
+  type ToolAnnotations,
+} from './mcp-definition.js';
+import { checkMcpOptions, serverLabel, type McpToolsOptions } from './mcp-options.js';
+import { McpClientPool } from './mcp-pool.js';
+
+/** A Tollgate tool backed by a tool of an MCP server. */
+export type McpTool = Tool & {
+  readonly mcp: {
+    /** The server's name (`McpToolsOptions.name`). */
+    server: string;
+    /** The tool's name on the server. */
+    name: string;
+    /** The pinned definition's fingerprint: save it to pin it across deploys (`pinned`). */
+    fingerprint: string;
+    /** The tool's annotations, as pinned. */
+    annotations?: ToolAnnotations;
+  };
+};
+
+const DEFAULT_TIMEOUT_MS = 300_000;
+const DEFAULT_IDLE_MS = 30_000;
+
+/**
+ * Lists an MCP server's tools and turns each into a Tollgate tool, keyed by its (prefixed) name:
+ * gated by its annotations unless overridden, pinned by a fingerprint of its definition, run on
+ * the worker as an activity through a pooled connection. Call it where the agent is defined.
+ *
+ * @throws TollgateError `INVALID_OPTIONS`, `MCP_CONNECTION_FAILED`, `MCP_INVALID_RESPONSE`,
+ * `MCP_TOOL_NOT_FOUND` (a name in `include` or `tools` the server does not list).
+ */
+export async function mcpTools(options: McpToolsOptions): Promise<Record<string, McpTool>> {
+  checkMcpOptions(options);
+  const server = serverLabel(options);
+  const pool = new McpClientPool(options, server, options.idleTimeoutMs ?? DEFAULT_IDLE_MS);
+  const lease = await pool.lease();
+  let listed: McpToolDefinition[];
+  try {
+    listed = await listAllTools(lease.client, server);
+  } finally {
+    lease.release();
+  }
+  const names = new Set(listed.map((tool) => tool.name));
+  for (const name of [...(options.include ?? []), ...Object.keys(options.tools ?? {})]) {
+    if (!names.has(name)) {
+      throw new TollgateError(
+        'MCP_TOOL_NOT_FOUND',
+        `MCP server "${server}" has no tool "${name}"; it lists: ${[...names].join(', ') || 'none'}.`,
+      );
+    }
+  }
+  const chosen = options.include
+    ? listed.filter((tool) => options.include!.includes(tool.name))
+    : listed;
+  const tools: Record<string, McpTool> = {};
+  for (const definition of chosen) {
+    const key = toolKey(options.prefix ?? '', definition.name);
+    if (tools[key]) {
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        `MCP server "${server}": tools "${tools[key].mcp.name}" and "${definition.name}" both become "${key}"; use include to pick one.`,
+      );
+    }
+    tools[key] = toTool(key, definition, { options, server, pool });
+  }
+  return tools;
+}
+
+/** The tool's key: the prefixed name, with characters models reject replaced by `_`. */
+function toolKey(prefix: string, name: string): string {
+  const key = `${prefix}${name}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+  if (!TOOL_NAME.test(key)) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      `MCP tool name "${name}" gives no usable tool name; set a prefix.`,
+    );
+  }
+  return key;
+}
+
+function toTool(
+  key: string,
+  definition: McpToolDefinition,
+  shared: { options: McpToolsOptions; server: string; pool: McpClientPool },
+): McpTool {
+  const { options, server, pool } = shared;
+  const overrides = options.tools?.[definition.name] ?? {};
+  const fingerprint = options.pinned?.[definition.name] ?? definitionFingerprint(definition);
+  const setup: McpCallSetup = {
+    pool,
+    server,
+    pinned: { definition, fingerprint },
+    onDrift: options.onDrift ?? 'gate',
+    timeoutMs: overrides.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  const gate = overrides.requireApproval ?? options.requireApproval;
+  const tool = createTool({
+    id: key,
+    description: definition.description ?? definition.title ?? definition.name,
+    inputSchema: inputSchemaOf(definition),
+    requireApproval: (args: unknown, context: ApprovalPredicateContext) =>
+      decideGate(setup, gate, definition.annotations, args, context),
+    ...(overrides.approval ? { approval: overrides.approval } : {}),
+    timeoutMs: setup.timeoutMs,
+    ...(overrides.retry ? { retry: overrides.retry } : {}),
+    execute: (args, context) => callMcpTool(setup, args, context),
+  });
+  const mcp = {
+    server,
+    name: definition.name,
+    fingerprint,
+    ...(definition.annotations ? { annotations: definition.annotations } : {}),
+  };
+  return Object.freeze({ ...tool, mcp });
+}
+
+/**
+ * The gate of one call: a changed definition first (gated, or let through to be refused when the
+ * call runs), then the override, then the pinned annotations.
+ */
+async function decideGate(
+  setup: McpCallSetup,
+  gate: Tool['requireApproval'],
+  annotations: ToolAnnotations | undefined,
+  args: unknown,
+  context: ApprovalPredicateContext,
+): Promise<boolean | GateAnswer> {
+  const drift = await liveDrift(setup);
+  if (drift) {
+    return setup.onDrift === 'refuse'
+      ? { gated: false, note: `${drift} The call will be refused (onDrift: 'refuse').` }
+      : { gated: true, note: drift };
+  }
+  if (typeof gate === 'function') return gate(args, context);
+  if (typeof gate === 'boolean') return gate;
+  return gatedByAnnotations(annotations);
+}
+
+/** The server's JSON Schema as zod (what the model is told); a schema zod cannot read is loose. */
+function inputSchemaOf(definition: McpToolDefinition): z.ZodType<unknown> {
+  try {
+    return z.fromJSONSchema(definition.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    return z.looseObject({});
+  }
+}
