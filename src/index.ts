@@ -17,6 +17,8 @@ export {
   type ToolExecutionContext,
   type ToolRetryOptions,
   type ApprovalPredicateContext,
+  type GateAnswer,
+  type SuspendOptions,
   type SuspendSignal,
 } from './definitions/create-tool.js';
 export {
