@@ -135,6 +135,8 @@ export function refreshFacts(row) {
     ],
     item.approvers?.length > 0 && ['Approvers', item.approvers.join(', ')],
     item.quorum !== undefined && ['Approvals', approvalsSoFar(item)],
+    // Why the gate stopped the call, e.g. an MCP tool whose definition changed.
+    item.gateNote !== undefined && ['Gated because', item.gateNote],
   ].filter(Boolean);
   row.parts.facts.replaceChildren(
     ...facts.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))),
