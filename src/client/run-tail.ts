@@ -102,6 +102,17 @@ export async function* tailRun(
   let liveAt = offset;
   let readLog = true;
   let readAt = 0;
+  /** The live chunks that continue the log where the reader is. */
+  const liveItems = function* (): Generator<StreamItem> {
+    liveAt = Math.max(liveAt, next);
+    if (live.takeWithdrawal()) {
+      yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
+      liveAt = next;
+    }
+    for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
+      yield { chunk, live: liveAt++ };
+    }
+  };
   try {
     for (;;) {
       const shutDown = () =>
@@ -116,7 +127,14 @@ export async function* tailRun(
       try {
         if (readLog) {
           readAt = Date.now();
-          slice = await readLogPatiently(client, handle, next, watcher.signal);
+          const reading = readLogPatiently(client, handle, next, watcher.signal);
+          const read = reading.then(
+            () => true,
+            () => true,
+          );
+          // Live text that comes while the log is read goes out at once, not after the read.
+          while ((await Promise.race([read, changes.next()])) !== true) yield* liveItems();
+          slice = await reading;
         }
       } catch (error) {
         // A read cut short by shutdown is the shutdown, not a failure of the run.
@@ -135,14 +153,7 @@ export async function* tailRun(
         yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };
         return;
       }
-      liveAt = Math.max(liveAt, next);
-      if (live.takeWithdrawal()) {
-        yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
-        liveAt = next;
-      }
-      for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
-        yield { chunk, live: liveAt++ };
-      }
+      yield* liveItems();
       // Steady live text must not hold off the idle read, which covers a failing history watch.
       readLog = (await changes.wait(IDLE_READ_MS)) || Date.now() - readAt >= IDLE_READ_MS;
     }
@@ -247,12 +258,21 @@ class ChangeSignal {
   private pending = false;
   private logMayHaveGrown = false;
   private wake: (() => void) | undefined;
+  private waiters: Array<() => void> = [];
 
   /** `log`: false when only live text came, which needs no read of the log. */
   notify(log = true): void {
     this.pending = true;
     this.logMayHaveGrown ||= log;
     this.wake?.();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves on the next notification, leaving it pending for `wait()`. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
   }
 
   /** Resolves on a notification or after `timeoutMs`; true when the log should be read. */
