@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { LiveSubscription } from '../src/client/run-tail.js';
 import { makeChunk } from '../src/common/chunks.js';
 import { LiveBus } from '../src/live/live-bus.js';
+import { Tollgate } from '../src/index.js';
 import type { LiveChunk } from '../src/live/live-transport.js';
 import { decodeLive, encodeLive } from '../src/live/live-wire.js';
 
@@ -79,5 +80,22 @@ describe('a live subscription fed by several attempts of one step', () => {
     subscription.close();
     await bus.publish(RUN, delta(10, 'after close', 1, 9));
     expect(textAt(subscription, 10)).toBeUndefined();
+  });
+});
+
+describe('liveDeltas options', () => {
+  it('refuses a URL that is not Redis, and redis with a transport, naming the fix', () => {
+    expect(() => new Tollgate({ liveDeltas: { redis: { url: 'http://cache:6379' } } })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('redis://'),
+      }),
+    );
+    expect(
+      () =>
+        new Tollgate({
+          liveDeltas: { redis: { url: 'redis://cache:6379' }, transport: new LiveBus() },
+        }),
+    ).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
   });
 });
