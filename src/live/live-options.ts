@@ -23,7 +23,10 @@ export interface RedisLiveOptions {
  * records it, never less and never twice.
  */
 export interface LiveDeltaOptions {
-  /** Redis pub/sub (Redis 5 or later). Default: env `TOLLGATE_LIVE_REDIS_URL` if set. */
+  /**
+   * Redis pub/sub (Redis 5 or later). When `liveDeltas` is omitted altogether, env
+   * `TOLLGATE_LIVE_REDIS_URL` (if set) gives the URL; `liveDeltas: {}` turns that off.
+   */
   redis?: RedisLiveOptions;
   /**
    * Any other pub/sub behind `LiveDeltaTransport` (e.g. NATS). Tollgate does not close it.
@@ -54,7 +57,7 @@ export function openLiveTransport(
     throw invalid('liveDeltas takes redis or transport, not both: keep one.');
   }
   if (options?.transport) return { transport: options.transport, owned: false };
-  const envUrl = env[LIVE_REDIS_URL_ENV];
+  const envUrl = options === undefined ? env[LIVE_REDIS_URL_ENV] : undefined;
   const redis = options?.redis ?? (envUrl ? { url: envUrl } : undefined);
   if (!redis) return { transport: liveBus, owned: false };
   const source = options?.redis ? 'liveDeltas.redis.url' : LIVE_REDIS_URL_ENV;
