@@ -31,6 +31,8 @@ export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
 export type { DecisionSettings } from './client/decision-settings.js';
 export type { TracingOptions } from './telemetry/tracing.js';
+export type { LiveDeltaOptions, RedisLiveOptions } from './live/live-options.js';
+export type { LiveChunk, LiveDeltaTransport, LiveListener } from './live/live-transport.js';
 export { AgentClient } from './client/agent-client.js';
 export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';
 export type { AgentOutput, StepOutput } from './client/agent-output.js';

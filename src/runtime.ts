@@ -26,7 +26,8 @@ import { TollgateError } from './common/errors.js';
 import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
-import { liveBus } from './live/live-bus.js';
+import { openLiveTransport, type LiveDeltaOptions } from './live/live-options.js';
+import type { LiveDeltaTransport } from './live/live-transport.js';
 import type { Tracing, TracingOptions } from './telemetry/tracing.js';
 import { workerEnd, type RunningWorker } from './running-worker.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
@@ -66,6 +67,12 @@ export interface TollgateOptions {
   worker?: WorkerSettings;
   /** How long decisions wait for their run, and their deadline (see `DecisionSettings`). */
   decisions?: DecisionSettings;
+  /**
+   * How live text deltas reach streams in other processes: `{ redis: { url } }` (see
+   * `LiveDeltaOptions`, docs/live-tokens.md). Set it alike on workers and API servers. Default:
+   * env `TOLLGATE_LIVE_REDIS_URL` if set, else live text reaches streams of this process only.
+   */
+  liveDeltas?: LiveDeltaOptions;
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -97,6 +104,7 @@ export class Tollgate {
   private readonly workerSettings: CheckedWorkerSettings;
   private readonly decisionSettings: CheckedDecisionSettings;
   private readonly workers: WorkerAvailability;
+  private readonly live: { transport: LiveDeltaTransport; owned: boolean };
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
@@ -107,6 +115,7 @@ export class Tollgate {
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
     this.directory = new AgentDirectory(
       () => this.connectedClient(),
@@ -138,13 +147,14 @@ export class Tollgate {
     }
     await checkWorkflowSdk();
     const { client, native } = await this.reachTemporal();
+    await this.live.transport.open?.('publish');
     const worker = await createAgentWorker({
       connection: native,
       namespace: this.namespace,
       taskQueue: this.taskQueue,
       agents: this.agents,
       client,
-      bus: liveBus,
+      bus: this.live.transport,
       threads: { ...DEFAULT_THREAD_SETTINGS, ...this.options.threads },
       policies: new Map(Object.entries(this.options.policies ?? {})),
       tracing: await this.tracing,
@@ -255,9 +265,13 @@ export class Tollgate {
     return new AgentClient(
       agentId,
       {
-        client: () => this.client(),
+        // The first stream of a process subscribes on an open connection, missing no delta.
+        client: async () => {
+          await this.live.transport.open?.('subscribe');
+          return this.client();
+        },
         taskQueue: this.taskQueue,
-        bus: liveBus,
+        bus: this.live.transport,
         lifetime: this.lifetime.signal,
         requireAgent: (id) => this.directory.require(id),
         holdPolicy: async (runId, policy) => {
@@ -311,6 +325,7 @@ export class Tollgate {
     }
     await (await this.clientConnection?.catch(() => undefined))?.close();
     await (await this.tracing?.catch(() => undefined))?.shutdown();
+    if (this.live.owned) await this.live.transport.close();
   }
 
   /** The Temporal client of this runtime, connected on first use. */

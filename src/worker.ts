@@ -14,7 +14,7 @@ import {
 } from './activities/request-policy.js';
 import type { ThreadSettings } from './activities/memory.js';
 import type { ToolApprovalPolicy } from './definitions/agent.js';
-import type { LiveBus } from './live/live-bus.js';
+import type { LiveDeltaTransport } from './live/live-transport.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WorkerTuning } from './worker-settings.js';
 
@@ -61,7 +61,7 @@ export interface AgentWorkerOptions {
   taskQueue: string;
   agents: AgentRegistry;
   client: Client;
-  bus: LiveBus;
+  bus: LiveDeltaTransport;
   threads: ThreadSettings;
   policies: ReadonlyMap<string, ToolApprovalPolicy>;
   /** OpenTelemetry interceptors and sinks; none when tracing is off. */

@@ -10,7 +10,7 @@ import type {
   ModelStepInput,
   ToolNaming,
 } from '../common/run-types.js';
-import type { LiveBus } from '../live/live-bus.js';
+import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { ConversationCache } from './conversation-cache.js';
 import { describeAgent } from './describe-agent.js';
@@ -27,7 +27,7 @@ import type { ToolApprovalPolicy } from '../definitions/agent.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
-  bus: LiveBus;
+  bus: LiveDeltaTransport;
   client: Client;
   threads: ThreadSettings;
   /** Approval policies registered by name (`requireToolApproval: 'name'`). */

@@ -12,7 +12,7 @@ import type {
 } from '../common/run-types.js';
 import { textDeltasField } from '../common/step-text.js';
 import type { Agent } from '../definitions/agent.js';
-import type { LiveBus } from '../live/live-bus.js';
+import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { ConversationCache } from './conversation-cache.js';
 import { resolveModel } from './resolve-model.js';
@@ -23,7 +23,7 @@ export interface ModelStepDeps {
   conversations: ConversationCache;
   /** Reads the first `upTo` messages back from the run, when this worker does not hold them. */
   readConversation(runId: string, upTo: number): Promise<JsonValue[]>;
-  bus: LiveBus;
+  bus: LiveDeltaTransport;
 }
 
 /** Deltas that arrive within this window travel as one chunk. */
@@ -31,7 +31,8 @@ const DELTA_WINDOW_MS = 25;
 
 /**
  * One model call through the AI SDK, tools offered without `execute`: the workflow decides what
- * runs. Text deltas go live to in-process listeners and come back batched in the result.
+ * runs. Text deltas go live to the run's streams (through `deps.bus`, in this process or a
+ * broker) and come back batched in the result.
  */
 export async function runModelStep(
   deps: ModelStepDeps,
@@ -40,6 +41,7 @@ export async function runModelStep(
   const agent = deps.agents.require(input.agentId);
   const messages = await conversation(deps, input);
   const context = Context.current();
+  const attempt = { step: input.chunkOffset, attempt: context.info.attempt };
   const result = streamText({
     model: resolveModel(agent.model),
     ...(agent.instructions ? { system: agent.instructions } : {}),
@@ -62,9 +64,10 @@ export async function runModelStep(
     if (pending === '') return;
     const offset = input.chunkOffset + textDeltas.length;
     textDeltas.push(pending);
-    deps.bus.publish(input.runId, {
+    void deps.bus.publish(input.runId, {
       offset,
       chunk: makeChunk(input.runId, 'text-delta', { text: pending }),
+      ...attempt,
     });
     pending = '';
     context.heartbeat();
@@ -86,7 +89,7 @@ export async function runModelStep(
     }
   } catch (error) {
     flush();
-    withdrawLiveText(deps.bus, input, textDeltas);
+    await withdrawLiveText(deps.bus, input, attempt.attempt, textDeltas);
     throw error;
   } finally {
     flush();
@@ -105,16 +108,32 @@ export async function runModelStep(
   return output;
 }
 
+/** How long a failing attempt waits for its withdrawal to leave the process. */
+const WITHDRAWAL_WAIT_MS = 1000;
+
 /**
- * Tells in-process streams that the text this attempt published live will not reach the log:
- * the step fails, and a retry (or nothing) takes its place.
+ * Tells the run's streams that the text this attempt published live will not reach the log: the
+ * step fails, and a retry (or nothing) takes its place. Waits (briefly) until the withdrawal has
+ * left, so that it reaches a broker before a retry on another worker publishes its own text.
  */
-function withdrawLiveText(bus: LiveBus, input: ModelStepInput, published: string[]): void {
+async function withdrawLiveText(
+  bus: LiveDeltaTransport,
+  input: ModelStepInput,
+  attempt: number,
+  published: string[],
+): Promise<void> {
   if (published.length === 0) return;
-  bus.publish(input.runId, {
-    offset: input.chunkOffset,
-    chunk: makeChunk(input.runId, 'text-withdrawn', { text: published.join('') }),
-  });
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    bus.publish(input.runId, {
+      offset: input.chunkOffset,
+      chunk: makeChunk(input.runId, 'text-withdrawn', { text: published.join('') }),
+      step: input.chunkOffset,
+      attempt,
+    }),
+    new Promise((resolve) => (timer = setTimeout(resolve, WITHDRAWAL_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
 }
 
 async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {

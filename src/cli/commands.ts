@@ -149,6 +149,7 @@ export const COMMANDS: CommandSpec[] = [
     examples: [
       'tollgate worker --agents ./dist/agents.js --address temporal.internal:7233',
       'tollgate worker --agents ./dist/agents.js --connect-timeout 2m --max-cached-workflows 500',
+      'TOLLGATE_LIVE_REDIS_URL=redis://redis.internal:6379 tollgate worker --agents ./dist/agents.js',
     ],
     load: async () => (await import('./worker.js')).worker,
   },
@@ -170,7 +171,10 @@ export const COMMANDS: CommandSpec[] = [
       },
       inbox: INBOX,
     },
-    examples: ['TOLLGATE_TOKENS_FILE=tokens.json tollgate serve --port 8787'],
+    examples: [
+      'TOLLGATE_TOKENS_FILE=tokens.json tollgate serve --port 8787',
+      'TOLLGATE_LIVE_REDIS_URL=redis://redis.internal:6379 tollgate serve',
+    ],
     load: async () => (await import('./serve.js')).serve,
   },
   {

@@ -23,7 +23,7 @@ import type {
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
-import type { LiveBus } from '../live/live-bus.js';
+import type { LiveDeltaTransport } from '../live/live-transport.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, latestPending } from './agent-stream.js';
 import { toRules } from '../definitions/approval-policy.js';
@@ -55,7 +55,7 @@ import type { Scope, ScopeAction } from '../common/scope.js';
 export interface AgentClientContext {
   client(): Promise<Client>;
   taskQueue: string;
-  bus: LiveBus;
+  bus: LiveDeltaTransport;
   /** Aborted when the runtime shuts down: streams stop following their runs. */
   lifetime: AbortSignal;
   /** Keeps a request's policy function in this process; returns the task queue that serves it. */

@@ -3,7 +3,7 @@ import { isTollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
 import { AUTO_RESUME_UPDATE } from '../common/wire.js';
-import type { LiveBus } from '../live/live-bus.js';
+import type { LiveDeltaTransport } from '../live/live-transport.js';
 import { toTollgateError } from './errors.js';
 import { sendUpdate } from './send-update.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
@@ -18,7 +18,7 @@ import { LiveSubscription } from './run-tail.js';
 export async function autoResume(
   agentId: string,
   client: Client,
-  bus: LiveBus,
+  bus: LiveDeltaTransport,
   messages: JsonValue[],
   options: RunOptions,
 ): Promise<{ runId: string; applied: AppliedDecision; live: LiveSubscription } | undefined> {

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { makeChunk, type Chunk, type ChunkSlice } from '../common/chunks.js';
 import { QUERIES } from '../common/wire.js';
-import type { LiveBus, LiveChunk } from '../live/live-bus.js';
+import type { LiveChunk, LiveDeltaTransport } from '../live/live-transport.js';
 import { TollgateError } from '../common/errors.js';
 import { abortableCall } from './abortable-call.js';
 import { isTransientReadFailure, toTollgateError } from './errors.js';
@@ -13,23 +13,40 @@ const IDLE_READ_MS = 2000;
 
 /**
  * Live chunks of a run, collected from the moment of subscription. Subscribe before starting or
- * deciding, so deltas of a model step that begins right away are not missed.
+ * deciding, so deltas of a model step that begins right away are not missed. Chunks may come
+ * from another process: a withdrawal, or the first chunk of a later attempt of the same step,
+ * drops what the earlier attempt sent, and late chunks of a replaced attempt are ignored.
  */
 export class LiveSubscription {
   private readonly chunks = new Map<number, Chunk>();
   private withdrawn = false;
+  /** Per step (its first text offset): the attempt shown, and whether it was withdrawn. */
+  private readonly attempts = new Map<number, { attempt: number; withdrawn: boolean }>();
   private readonly unsubscribe: () => void;
   onChunk: (() => void) | undefined;
 
-  constructor(bus: LiveBus, runId: string) {
+  constructor(bus: LiveDeltaTransport, runId: string) {
     this.unsubscribe = bus.subscribe(runId, (live: LiveChunk) => {
-      if (live.chunk.type === 'text-withdrawn') {
-        // The attempt that streamed these failed; a retry streams its own from the same offset.
-        this.chunks.clear();
-        this.withdrawn = true;
-      } else this.chunks.set(live.offset, live.chunk);
+      if (!this.accept(live)) return;
+      if (live.chunk.type !== 'text-withdrawn') this.chunks.set(live.offset, live.chunk);
       this.onChunk?.();
     });
+  }
+
+  /** False for a chunk of an attempt already replaced or withdrawn. */
+  private accept({ step, attempt, chunk }: LiveChunk): boolean {
+    const known = this.attempts.get(step);
+    const withdrawal = chunk.type === 'text-withdrawn';
+    if (known && (attempt < known.attempt || (attempt === known.attempt && known.withdrawn))) {
+      return false;
+    }
+    if ((known && attempt > known.attempt) || withdrawal) {
+      // The attempt that streamed these failed; a retry streams its own from the same offset.
+      this.chunks.clear();
+      this.withdrawn = true;
+    }
+    this.attempts.set(step, { attempt, withdrawn: withdrawal });
+    return true;
   }
 
   take(offset: number): Chunk | undefined {
@@ -68,7 +85,8 @@ export async function* tailRun(
 ): AsyncGenerator<StreamItem> {
   const handle = client.workflow.getHandle(runId);
   const changes = new ChangeSignal();
-  live.onChunk = () => changes.notify();
+  // Live text alone does not make the log grow: it is passed on without reading the log.
+  live.onChunk = () => changes.notify(false);
   const watcher = new AbortController();
   const stop = () => watcher.abort();
   lifetime.addEventListener('abort', stop);
@@ -82,6 +100,19 @@ export async function* tailRun(
   watcher.signal.addEventListener('abort', () => changes.notify());
   let next = offset;
   let liveAt = offset;
+  let readLog = true;
+  let readAt = 0;
+  /** The live chunks that continue the log where the reader is. */
+  const liveItems = function* (): Generator<StreamItem> {
+    liveAt = Math.max(liveAt, next);
+    if (live.takeWithdrawal()) {
+      yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
+      liveAt = next;
+    }
+    for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
+      yield { chunk, live: liveAt++ };
+    }
+  };
   try {
     for (;;) {
       const shutDown = () =>
@@ -91,10 +122,20 @@ export async function* tailRun(
         );
       if (lifetime.aborted) throw shutDown();
       // Read after learning of the close, so the read holds every chunk the run logged.
-      const closedBy = closeEvent;
-      let slice: ChunkSlice;
+      const closedBy = readLog ? closeEvent : undefined;
+      let slice: ChunkSlice = { chunks: [], offset: next, total: next, closed: false };
       try {
-        slice = await readLogPatiently(client, handle, next, watcher.signal);
+        if (readLog) {
+          readAt = Date.now();
+          const reading = readLogPatiently(client, handle, next, watcher.signal);
+          const read = reading.then(
+            () => true,
+            () => true,
+          );
+          // Live text that comes while the log is read goes out at once, not after the read.
+          while ((await Promise.race([read, changes.next()])) !== true) yield* liveItems();
+          slice = await reading;
+        }
       } catch (error) {
         // A read cut short by shutdown is the shutdown, not a failure of the run.
         if (lifetime.aborted) throw shutDown();
@@ -112,15 +153,9 @@ export async function* tailRun(
         yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };
         return;
       }
-      liveAt = Math.max(liveAt, next);
-      if (live.takeWithdrawal()) {
-        yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
-        liveAt = next;
-      }
-      for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
-        yield { chunk, live: liveAt++ };
-      }
-      await changes.wait(IDLE_READ_MS);
+      yield* liveItems();
+      // Steady live text must not hold off the idle read, which covers a failing history watch.
+      readLog = (await changes.wait(IDLE_READ_MS)) || Date.now() - readAt >= IDLE_READ_MS;
     }
   } finally {
     lifetime.removeEventListener('abort', stop);
@@ -221,24 +256,44 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /** A level-triggered wake-up: notifications while nobody waits are not lost. */
 class ChangeSignal {
   private pending = false;
+  private logMayHaveGrown = false;
   private wake: (() => void) | undefined;
+  private waiters: Array<() => void> = [];
 
-  notify(): void {
+  /** `log`: false when only live text came, which needs no read of the log. */
+  notify(log = true): void {
     this.pending = true;
+    this.logMayHaveGrown ||= log;
     this.wake?.();
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
   }
 
-  async wait(timeoutMs: number): Promise<void> {
+  /** Resolves on the next notification, leaving it pending for `wait()`. */
+  next(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Resolves on a notification or after `timeoutMs`; true when the log should be read. */
+  async wait(timeoutMs: number): Promise<boolean> {
+    let timedOut = false;
     if (!this.pending) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, timeoutMs);
+        const timer = setTimeout(() => {
+          timedOut = true;
+          resolve();
+        }, timeoutMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
         };
       });
     }
+    const readLog = timedOut || this.logMayHaveGrown;
     this.wake = undefined;
     this.pending = false;
+    this.logMayHaveGrown = false;
+    return readLog;
   }
 }

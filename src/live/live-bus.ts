@@ -1,26 +1,16 @@
-import type { Chunk } from '../common/chunks.js';
+import type { LiveDeltaTransport, LiveListener, LiveChunk } from './live-transport.js';
+
+export type { LiveChunk } from './live-transport.js';
 
 /**
- * A chunk seen while it is produced, before the workflow records it at `offset`. A
- * `text-withdrawn` chunk (at the step's first text offset) says the step's attempt failed: the
- * text it published will not be recorded.
+ * In-process delivery of text deltas while a model streams: a client in the process that runs
+ * the activity gets them as they arrive. Without a broker (see `LiveDeltaOptions`), other
+ * processes read the durable log only.
  */
-export interface LiveChunk {
-  offset: number;
-  chunk: Chunk;
-}
+export class LiveBus implements LiveDeltaTransport {
+  private readonly listeners = new Map<string, Set<LiveListener>>();
 
-type Listener = (live: LiveChunk) => void;
-
-/**
- * In-process delivery of text deltas while a model streams. The durable chunk log only learns a
- * step's text when the step's activity completes; a client in the process that runs the activity
- * gets the deltas here as they arrive. Other processes read the durable log.
- */
-export class LiveBus {
-  private readonly listeners = new Map<string, Set<Listener>>();
-
-  subscribe(runId: string, listener: Listener): () => void {
+  subscribe(runId: string, listener: LiveListener): () => void {
     let set = this.listeners.get(runId);
     if (!set) this.listeners.set(runId, (set = new Set()));
     set.add(listener);
@@ -30,8 +20,14 @@ export class LiveBus {
     };
   }
 
-  publish(runId: string, live: LiveChunk): void {
+  publish(runId: string, live: LiveChunk): Promise<void> {
     for (const listener of this.listeners.get(runId) ?? []) listener(live);
+    return Promise.resolve();
+  }
+
+  /** The process's bus outlives any one Tollgate: nothing to release. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }
 
