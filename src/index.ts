@@ -28,6 +28,12 @@ export {
 export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
 export type { DecisionSettings } from './client/decision-settings.js';
+export type { DecideManyOptions } from './client/decide-many.js';
+export {
+  MAX_BATCH_DECISIONS,
+  type BatchDecision,
+  type BatchDecisionResult,
+} from './common/batch-decisions.js';
 export type { TracingOptions } from './telemetry/tracing.js';
 export { AgentClient } from './client/agent-client.js';
 export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';

@@ -15,6 +15,8 @@ import { AgentDirectory } from './client/agent-directory.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
+import { decideMany, explainError, type DecideManyOptions } from './client/decide-many.js';
+import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import {
   countPollers,
@@ -271,6 +273,23 @@ export class Tollgate {
       },
       scope,
     );
+  }
+
+  /**
+   * Decides many waiting calls in one call (README "Batch decisions"). Each is judged by its run
+   * as if sent alone (scope, approvers, fingerprint, expiry): one refused call never stops the
+   * others. Answers one result per decision, in order, `{ ok: true, decision }` or
+   * `{ ok: false, error: { code, message } }`. At most 100 decisions (`INVALID_OPTIONS`).
+   */
+  async decideMany(
+    decisions: BatchDecision[],
+    options: DecideManyOptions & GetAgentOptions = {},
+  ): Promise<BatchDecisionResult[]> {
+    this.assertOpen();
+    const { scope } = options;
+    const agentOf = (agentId: string) =>
+      this.getAgent(agentId, scope === undefined ? undefined : { scope });
+    return decideMany(agentOf, decisions, options, explainError);
   }
 
   /**

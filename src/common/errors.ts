@@ -38,6 +38,10 @@ export const TOLLGATE_ERROR_CODES = [
   'DECISION_NOT_CONFIRMED',
   'DECISION_DEADLINE_PASSED',
   'THREAD_APPEND_TOO_LARGE',
+  // Chat channels and signed decision links (issue 17.2).
+  'LINK_INVALID',
+  'LINK_EXPIRED',
+  'CHANNEL_DELIVERY_FAILED',
   // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
   'RUN_TERMINATED',
   'RUN_TIMED_OUT',

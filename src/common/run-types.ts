@@ -162,6 +162,11 @@ export interface DecisionInput {
    * + a margin; raw signals and updates should set it so a late delivery cannot apply.
    */
   deadline?: string;
+  /**
+   * `'link'` when the decision came through a signed link (README "Chat channels"); recorded as
+   * the decision's audit channel. Updates only: a signal carrying it is refused.
+   */
+  channel?: 'link';
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';

@@ -6,6 +6,7 @@ import {
   AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  DECISIONS_ROUTE,
   type AgentsResponse,
   HEALTH_ROUTE,
   type ErrorBody,
@@ -21,8 +22,9 @@ import { health } from './health.js';
 import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
 import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
-import { approvalsQuery } from './schemas.js';
-import { readQuery } from './validation.js';
+import { approvalsQuery, decisionsBody } from './schemas.js';
+import { readBody, readQuery } from './validation.js';
+import { decideBatch } from './batch-decisions.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -111,6 +113,10 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body);
   });
   registerAgentRoutes(app, tollgate, log);
+  app.post(API_PREFIX + DECISIONS_ROUTE, async (c) => {
+    const { decisions } = await readBody(c, decisionsBody);
+    return c.json(await decideBatch(tollgate, decisions, c.get('identity'), c.get('scope'), log));
+  });
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );
