@@ -29,6 +29,8 @@ export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
 export type { DecisionSettings } from './client/decision-settings.js';
 export type { DecideManyOptions } from './client/decide-many.js';
+export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';
+export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
 export {
   MAX_BATCH_DECISIONS,
   type BatchDecision,

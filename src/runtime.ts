@@ -15,6 +15,11 @@ import { AgentDirectory } from './client/agent-directory.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
+import {
+  checkChannels,
+  type ChannelsOptions,
+  type CheckedChannels,
+} from './channels/channel-options.js';
 import { decideMany, explainError, type DecideManyOptions } from './client/decide-many.js';
 import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
@@ -68,6 +73,11 @@ export interface TollgateOptions {
   worker?: WorkerSettings;
   /** How long decisions wait for their run, and their deadline (see `DecisionSettings`). */
   decisions?: DecisionSettings;
+  /**
+   * Webhooks (Slack, or generic JSON) that get this worker's waiting calls, with signed
+   * Approve / Decline links (README "Chat channels", docs/channels.md).
+   */
+  channels?: ChannelsOptions;
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -99,11 +109,13 @@ export class Tollgate {
   private readonly workerSettings: CheckedWorkerSettings;
   private readonly decisionSettings: CheckedDecisionSettings;
   private readonly workers: WorkerAvailability;
+  private readonly channels: CheckedChannels | undefined;
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
     this.workerSettings = checkWorkerSettings(options.worker);
     this.decisionSettings = checkDecisionSettings(options.decisions);
+    this.channels = options.channels ? checkChannels(options.channels) : undefined;
     this.workers = new WorkerAvailability(this.decisionSettings.workerSeenWithinMs);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
@@ -152,6 +164,7 @@ export class Tollgate {
       tracing: await this.tracing,
       tuning: this.workerSettings.tuning,
       identity: this.workerIdentity,
+      ...(this.channels ? { channels: this.channels } : {}),
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>

@@ -24,12 +24,16 @@ export async function decideAll(
   const { output } = input;
   const agentId = stringOption(input, 'agent');
   if (agentId === undefined) {
-    throw new UsageError(`${action} --all needs --agent <id>: the agent whose waiting calls to ${action}.`);
+    throw new UsageError(
+      `${action} --all needs --agent <id>: the agent whose waiting calls to ${action}.`,
+    );
   }
   if (input.args.length > 0) {
     throw new UsageError(`${action} --all takes no run id; narrow it with --run <id> instead.`);
   }
-  const single = ['tool-call', 'fingerprint', 'args'].find((name) => input.options[name] !== undefined);
+  const single = ['tool-call', 'fingerprint', 'args'].find(
+    (name) => input.options[name] !== undefined,
+  );
   if (single !== undefined) {
     throw new UsageError(
       `${action} --all decides each call as listed (its own fingerprint); --${single} is for one call.`,

@@ -191,7 +191,10 @@ export class AgentClient {
     kind: 'approve' | 'decline',
     options: DecisionOptions & { channel?: 'link' },
   ): Promise<AppliedDecision> {
-    const checked = checkDecision(options, kind === 'approve' ? 'approveToolCall' : 'declineToolCall');
+    const checked = checkDecision(
+      options,
+      kind === 'approve' ? 'approveToolCall' : 'declineToolCall',
+    );
     const { client, run } = await this.ownRun('decide', checked.runId);
     return this.applyDecision(client, kind, checked, run);
   }

@@ -42,7 +42,8 @@ function checkNote(raw: unknown): RefusedDecisionNote | undefined {
   const note = raw as Partial<RefusedDecisionNote> | null | undefined;
   if (!note || typeof note !== 'object') return undefined;
   const strings = [note.toolCallId, note.code, note.message];
-  if (!strings.every((value) => typeof value === 'string' && value.length <= 2000)) return undefined;
+  if (!strings.every((value) => typeof value === 'string' && value.length <= 2000))
+    return undefined;
   if (note.kind !== 'approve' && note.kind !== 'decline') return undefined;
   if (note.channel !== 'link') return undefined;
   const by = note.decidedBy;
@@ -55,6 +56,15 @@ function checkNote(raw: unknown): RefusedDecisionNote | undefined {
     channel: 'link',
     code: note.code!,
     message: note.message!,
-    ...(by ? { decidedBy: { id: by.id, ...(Array.isArray(by.roles) ? { roles: by.roles.filter((r) => typeof r === 'string') } : {}) } } : {}),
+    ...(by
+      ? {
+          decidedBy: {
+            id: by.id,
+            ...(Array.isArray(by.roles)
+              ? { roles: by.roles.filter((r) => typeof r === 'string') }
+              : {}),
+          },
+        }
+      : {}),
   };
 }
