@@ -138,6 +138,7 @@ function render(approvals, startedAt) {
     }
   }
   $('empty').hidden = rows.size > 0;
+  refreshBatchBar();
 }
 
 function dismiss(row) {
@@ -198,6 +199,72 @@ async function decide(row, kind, detail) {
       setState(row, 'waiting');
     }
   }
+  void poll();
+}
+
+/** The rows picked for "Approve selected" that still wait. */
+function selectedRows() {
+  return [...rows.values()].filter((row) => row.state === 'waiting' && row.parts.select?.checked);
+}
+
+function refreshBatchBar() {
+  const count = selectedRows().length;
+  const button = /** @type {HTMLButtonElement} */ ($('approve-selected'));
+  button.disabled = count === 0;
+  button.textContent = count > 0 ? `Approve selected (${count})` : 'Approve selected';
+}
+
+/**
+ * Approves every picked call in one request. Each is judged on its own (approvers, fingerprint
+ * shown, expiry): a refused one keeps its row, with the reason, and the others go through.
+ */
+async function approveSelected() {
+  const picked = selectedRows();
+  if (!client || picked.length === 0) return;
+  for (const row of picked) {
+    setState(row, 'busy');
+    row.parts.error.textContent = '';
+    row.parts.outcome.replaceChildren(h('p', {}, 'Sending…'));
+  }
+  refreshBatchBar();
+  try {
+    const results = await client.decideMany(
+      picked.map((row) => {
+        const { agentId, runId, toolCallId, fingerprint } = row.item;
+        return { agentId, runId, toolCallId, fingerprint, action: 'approve' };
+      }),
+    );
+    const approved = results.filter((result) => result.ok).length;
+    picked.forEach((row, at) => {
+      const result = results[at];
+      if (result?.ok) {
+        const words =
+          result.decision === 'approval-recorded'
+            ? 'Approval recorded: the call waits for more approvals.'
+            : 'Approved (with the selection). The run goes on.';
+        row.parts.outcome.replaceChildren(h('p', {}, words));
+        settle(row, () => dismiss(row));
+      } else {
+        row.parts.outcome.replaceChildren();
+        row.parts.error.textContent = result
+          ? `${result.error.code}: ${result.error.message}`
+          : 'No answer for this call.';
+        setState(row, 'waiting');
+        row.parts.select.checked = false;
+      }
+    });
+    $('batch-status').textContent = `${approved} of ${picked.length} approved.`;
+  } catch (error) {
+    if (isTollgateHttpError(error, 'UNAUTHORIZED')) {
+      return signOut('The server refused this token.');
+    }
+    for (const row of picked) {
+      row.parts.outcome.replaceChildren();
+      row.parts.error.textContent = describe(error);
+      setState(row, 'waiting');
+    }
+  }
+  refreshBatchBar();
   void poll();
 }
 
@@ -264,6 +331,8 @@ $('token-form').addEventListener('submit', (event) => {
   start(token);
 });
 $('sign-out').addEventListener('click', () => signOut());
+$('approve-selected').addEventListener('click', () => void approveSelected());
+$('approvals').addEventListener('selection', refreshBatchBar);
 document.addEventListener('visibilitychange', () => {
   if (!document.hidden && client) void poll();
 });

@@ -114,7 +114,25 @@ function approvalControls(row, id, decide) {
     { type: 'button', class: 'primary', onclick: () => decide(row, 'approve') },
     'Approve',
   );
-  return [h('div', { class: 'buttons' }, approve, decline), declineForm];
+  // Picked for "Approve selected", which decides all picked calls in one request.
+  const select = h('input', {
+    id: `${id}-select`,
+    type: 'checkbox',
+    class: 'select',
+    name: 'select',
+    onchange: () => row.el.dispatchEvent(new Event('selection', { bubbles: true })),
+  });
+  row.parts.select = select;
+  return [
+    h(
+      'div',
+      { class: 'buttons' },
+      h('label', { class: 'select-label', for: `${id}-select` }, select, ' Select'),
+      approve,
+      decline,
+    ),
+    declineForm,
+  ];
 }
 
 /** Redraws the facts when they changed (approvals so far, a new deadline); the rest is fixed. */

@@ -30,6 +30,14 @@ export {
 export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
 export type { DecisionSettings } from './client/decision-settings.js';
+export type { DecideManyOptions } from './client/decide-many.js';
+export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';
+export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
+export {
+  MAX_BATCH_DECISIONS,
+  type BatchDecision,
+  type BatchDecisionResult,
+} from './common/batch-decisions.js';
 export type { TracingOptions } from './telemetry/tracing.js';
 export type { LiveDeltaOptions, RedisLiveOptions } from './live/live-options.js';
 export type { LiveChunk, LiveDeltaTransport, LiveListener } from './live/live-transport.js';

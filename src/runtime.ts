@@ -15,6 +15,13 @@ import { AgentDirectory } from './client/agent-directory.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
+import {
+  checkChannels,
+  type ChannelsOptions,
+  type CheckedChannels,
+} from './channels/channel-options.js';
+import { decideMany, explainError, type DecideManyOptions } from './client/decide-many.js';
+import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import { ensureSearchAttributes } from './client/search-attributes.js';
 import {
   countPollers,
@@ -73,6 +80,11 @@ export interface TollgateOptions {
    * env `TOLLGATE_LIVE_REDIS_URL` if set, else live text reaches streams of this process only.
    */
   liveDeltas?: LiveDeltaOptions;
+  /**
+   * Webhooks (Slack, or generic JSON) that get this worker's waiting calls, with signed
+   * Approve / Decline links (README "Chat channels", docs/channels.md).
+   */
+  channels?: ChannelsOptions;
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -105,11 +117,13 @@ export class Tollgate {
   private readonly decisionSettings: CheckedDecisionSettings;
   private readonly workers: WorkerAvailability;
   private readonly live: { transport: LiveDeltaTransport; owned: boolean };
+  private readonly channels: CheckedChannels | undefined;
 
   constructor(private readonly options: TollgateOptions = {}) {
     this.agents = new AgentRegistry(Object.values(options.agents ?? {}));
     this.workerSettings = checkWorkerSettings(options.worker);
     this.decisionSettings = checkDecisionSettings(options.decisions);
+    this.channels = options.channels ? checkChannels(options.channels) : undefined;
     this.workers = new WorkerAvailability(this.decisionSettings.workerSeenWithinMs);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
@@ -160,6 +174,7 @@ export class Tollgate {
       tracing: await this.tracing,
       tuning: this.workerSettings.tuning,
       identity: this.workerIdentity,
+      ...(this.channels ? { channels: this.channels } : {}),
     });
     this.agentWorker = { worker, running: worker.run() };
     this.agentWorker.running.catch((error: unknown) =>
@@ -285,6 +300,23 @@ export class Tollgate {
       },
       scope,
     );
+  }
+
+  /**
+   * Decides many waiting calls in one call (README "Batch decisions"). Each is judged by its run
+   * as if sent alone (scope, approvers, fingerprint, expiry): one refused call never stops the
+   * others. Answers one result per decision, in order, `{ ok: true, decision }` or
+   * `{ ok: false, error: { code, message } }`. At most 100 decisions (`INVALID_OPTIONS`).
+   */
+  async decideMany(
+    decisions: BatchDecision[],
+    options: DecideManyOptions & GetAgentOptions = {},
+  ): Promise<BatchDecisionResult[]> {
+    this.assertOpen();
+    const { scope } = options;
+    const agentOf = (agentId: string) =>
+      this.getAgent(agentId, scope === undefined ? undefined : { scope });
+    return decideMany(agentOf, decisions, options, explainError);
   }
 
   /**

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import type { AgentRegistry } from './activities/agent-registry.js';
+import type { CheckedChannels } from './channels/channel-options.js';
 import { createActivities } from './activities/index.js';
 import {
   createRequestPolicyActivities,
@@ -70,6 +71,8 @@ export interface AgentWorkerOptions {
   tuning?: WorkerTuning;
   /** How the worker shows among its task queue's pollers (the agent directory matches it). */
   identity: string;
+  /** Webhooks that get the agents' waiting calls (README "Chat channels"). */
+  channels?: CheckedChannels;
 }
 
 /** The worker that runs `agentRun` and the agents' activities. */
@@ -91,6 +94,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       client,
       threads: options.threads,
       policies: options.policies,
+      ...(options.channels ? { channels: options.channels } : {}),
     }),
   });
 }

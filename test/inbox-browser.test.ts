@@ -22,6 +22,7 @@ import { Agent, createTool, type RunOptions, type Tollgate } from '../src/index.
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
+  eventually,
   hostAgents,
   recordingTool,
   uniqueId,
@@ -382,6 +383,56 @@ describe('the approval inbox in a browser', () => {
     expect(executionsOf('rec-42')).toHaveLength(0);
     // The browser logs the refused requests (409, 422) itself; nothing else may fail.
     expect(pageErrors.filter((error) => !/status of 4(09|22)/.test(error))).toEqual([]);
+    await page.close();
+  });
+
+  it('approves the selected calls in one request: each judged on its own, the refused one keeps its row with the reason', async () => {
+    const resource = uniqueId('inbox-batch');
+    const parkIn = (prompt: string, options: RunOptions = {}) => {
+      const thread = uniqueId('inbox-batch-thread');
+      return park(prompt, thread, { memory: { thread, resource }, ...options });
+    };
+    const allowed = await parkIn('delete rec-batch-1');
+    const guarded = await parkIn('delete rec-batch-2', { approval: { approvers: ['bob'] } });
+    const unpicked = await parkIn('delete rec-batch-3');
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.goto(`${server.url}/inbox?resourceId=${resource}&token=${TOKEN}`);
+    const rows = await Promise.all([allowed, guarded, unpicked].map((runId) => rowOf(page, runId)));
+    const batch = page.locator('#approve-selected');
+    expect(await batch.isDisabled()).toBe(true);
+
+    await rows[0]!.getByLabel('Select').check();
+    await rows[1]!.getByLabel('Select').check();
+    expect(await batch.textContent()).toBe('Approve selected (2)');
+    await batch.click();
+
+    await outcomeOf(rows[0]!, 'Approved (with the selection)');
+    await rows[1]!
+      .locator('.error', { hasText: 'NOT_AN_APPROVER' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    await page
+      .locator('#batch-status', { hasText: '1 of 2 approved.' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    expect(await rows[1]!.getByRole('button', { name: 'Approve' }).isEnabled()).toBe(true);
+    expect(await rows[1]!.getByLabel('Select').isChecked()).toBe(false);
+    await eventually(async () => expect(executionsOf('rec-batch-1')).toHaveLength(1));
+    expect(executionsOf('rec-batch-2')).toHaveLength(0);
+    expect(executionsOf('rec-batch-3')).toHaveLength(0);
+    expect(await ops().pendingToolCalls(guarded)).toHaveLength(1);
+    expect(await ops().pendingToolCalls(unpicked)).toHaveLength(1);
+    const audit = await ops().getAuditTrail(allowed);
+    expect(audit).toContainEqual(
+      expect.objectContaining({
+        type: 'decision',
+        decision: 'approved',
+        decidedBy: { id: 'alice', roles: ['ops'] },
+      }),
+    );
+    await page.screenshot({ path: '/tmp/tollgate-inbox-batch.png', fullPage: true });
+    // Cleared for the other tests, which share the agent.
+    await ops().declineToolCallGenerate({ runId: guarded, decidedBy: { id: 'bob' } });
+    await ops().declineToolCallGenerate({ runId: unpicked });
     await page.close();
   });
 });

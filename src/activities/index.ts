@@ -24,6 +24,10 @@ import { extractResumeData } from './extract-resume-data.js';
 import { createMemoryActivities, type ThreadSettings } from './memory.js';
 import { sendReminder } from './reminders.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
+import type { ChannelNoticeInput } from '../common/channel-types.js';
+import { TollgateError } from '../common/errors.js';
+import { channelManifest, type CheckedChannels } from '../channels/channel-options.js';
+import { postNotice } from '../channels/post-notice.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
@@ -32,6 +36,8 @@ export interface ActivityDeps {
   threads: ThreadSettings;
   /** Approval policies registered by name (`requireToolApproval: 'name'`). */
   policies: ReadonlyMap<string, ToolApprovalPolicy>;
+  /** Webhooks that get waiting calls; none when absent. */
+  channels?: CheckedChannels;
 }
 
 /** The activities of an agent worker, bound to the agents it hosts. */
@@ -48,7 +54,10 @@ export function createActivities(deps: ActivityDeps) {
       agentId: string,
       options?: { toolNaming?: ToolNaming },
     ): Promise<AgentManifest> =>
-      classified(async () => describeAgent(deps.agents.require(agentId), options?.toolNaming)),
+      classified(async () => ({
+        ...describeAgent(deps.agents.require(agentId), options?.toolNaming),
+        ...channelManifest(deps.channels, agentId),
+      })),
     modelStep: (input: ModelStepInput) =>
       classified(() =>
         whileHeartbeating(() =>
@@ -69,9 +78,20 @@ export function createActivities(deps: ActivityDeps) {
     evaluateToolPolicies: (input: EvaluateGatesInput) =>
       classified(() => evaluateAgentPolicies(deps.agents, deps.policies, input)),
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
+    sendChannelNotice: (input: ChannelNoticeInput) =>
+      classified(() => postNotice(requireChannels(deps.channels), input)),
     extractResumeData: (input: ExtractResumeDataInput) =>
       classified(() => extractResumeData(deps.agents, input)),
   };
+}
+
+/** A run recorded channels when it started; a worker without them now cannot post. */
+function requireChannels(channels: CheckedChannels | undefined): CheckedChannels {
+  if (channels) return channels;
+  throw new TollgateError(
+    'INVALID_OPTIONS',
+    'This worker has no channels configured, so the notice cannot be posted; start it with new Tollgate({ channels }).',
+  );
 }
 
 export type TollgateActivities = ReturnType<typeof createActivities>;

@@ -80,7 +80,9 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
     }
   }
   const args = positionals.slice(spec.name.split(' ').length);
-  if (args.length < spec.args.length) {
+  const argsOptional =
+    spec.argsOptionalWith !== undefined && values[spec.argsOptionalWith] === true;
+  if (!argsOptional && args.length < spec.args.length) {
     throw new UsageError(`${spec.name} needs <${spec.args[args.length]}>.`);
   }
   if (args.length > spec.args.length) {

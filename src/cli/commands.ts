@@ -19,6 +19,8 @@ export interface CommandSpec {
   summary: string;
   /** Required positional arguments, as shown in help. */
   args: string[];
+  /** With this boolean option given, the positional arguments are not required. */
+  argsOptionalWith?: string;
   options: Record<string, OptionSpec>;
   examples: string[];
   load(): Promise<CommandHandler>;
@@ -66,6 +68,18 @@ const WAIT: OptionSpec = {
   value: '<duration>',
   description:
     'How long to wait for the run to confirm, e.g. 30s (default: 20s); refused by the run after that plus 5s',
+};
+
+/** `approve --all` / `decline --all`: every matching waiting call, as one batch. */
+const ALL: Record<string, OptionSpec> = {
+  all: {
+    type: 'boolean',
+    description:
+      'Decide every call of --agent that waits for approval (no run id), each judged on its own',
+  },
+  agent: { type: 'string', value: '<id>', description: 'With --all: the agent (required)' },
+  tool: { type: 'string', value: '<name>', description: 'With --all: only calls of this tool' },
+  run: { type: 'string', value: '<id>', description: 'With --all: only calls of this run' },
 };
 
 const TOOL_CALL: OptionSpec = {
@@ -209,9 +223,12 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: 'approve',
-    summary: 'Approve a waiting call, then follow the run until it finishes or waits again.',
+    summary:
+      'Approve a waiting call, then follow the run until it finishes or waits again; or, with --all, every matching call.',
     args: ['runId'],
+    argsOptionalWith: 'all',
     options: {
+      ...ALL,
       'tool-call': TOOL_CALL,
       fingerprint: {
         type: 'string',
@@ -231,15 +248,18 @@ export const COMMANDS: CommandSpec[] = [
       'tollgate approve ops-1234',
       `tollgate approve ops-1234 --args '{"id":"rec-7"}'`,
       'tollgate approve ops-1234 --tool-call call_2 --fingerprint 3fa2b9c1 --as alice --roles ops',
+      'tollgate approve --all --agent ops-agent --tool restartService --as alice',
     ],
     load: async () => (await import('./decide.js')).approve,
   },
   {
     name: 'decline',
     summary:
-      'Decline a waiting call (it never runs), then follow the run until it finishes or waits again.',
+      'Decline a waiting call (it never runs), then follow the run until it finishes or waits again; or, with --all, every matching call.',
     args: ['runId'],
+    argsOptionalWith: 'all',
     options: {
+      ...ALL,
       'tool-call': TOOL_CALL,
       reason: {
         type: 'string',
@@ -249,7 +269,10 @@ export const COMMANDS: CommandSpec[] = [
       ...DECIDER,
       wait: WAIT,
     },
-    examples: ['tollgate decline ops-1234 --reason "Not during the freeze"'],
+    examples: [
+      'tollgate decline ops-1234 --reason "Not during the freeze"',
+      'tollgate decline --all --agent ops-agent --tool deleteRecord --run ops-1234',
+    ],
     load: async () => (await import('./decide.js')).decline,
   },
   {

@@ -13,6 +13,7 @@ import {
   type CommandInput,
 } from './command-input.js';
 import { agentIdOfRun, decidedByFrom, openTollgate } from './connect.js';
+import { decideAll } from './decide-all.js';
 import { exitCodeOfFinish, type ExitCode } from './exit-codes.js';
 import { printStream, printWaiting } from './follow.js';
 
@@ -20,12 +21,18 @@ type Kind = 'approve' | 'decline' | 'resume';
 
 const DONE: Record<Kind, string> = { approve: 'Approved', decline: 'Declined', resume: 'Resumed' };
 
-export const approve: CommandHandler = (input) => decideAndFollow(input, 'approve');
-export const decline: CommandHandler = (input) => decideAndFollow(input, 'decline');
+export const approve: CommandHandler = (input) =>
+  input.options.all === true ? decideAll(input, 'approve') : decideAndFollow(input, 'approve');
+export const decline: CommandHandler = (input) =>
+  input.options.all === true ? decideAll(input, 'decline') : decideAndFollow(input, 'decline');
 export const resume: CommandHandler = (input) => decideAndFollow(input, 'resume');
 
 async function decideAndFollow(input: CommandInput, kind: Kind): Promise<ExitCode> {
   const { output } = input;
+  const batchOnly = ['agent', 'tool', 'run'].find((name) => input.options[name] !== undefined);
+  if (batchOnly !== undefined) {
+    throw new UsageError(`--${batchOnly} goes with --all; to decide one call, name its run.`);
+  }
   const runId = input.args[0]!;
   const toolCallId = stringOption(input, 'tool-call');
   const decidedBy = decidedByFrom(stringOption(input, 'as'), stringOption(input, 'roles'));

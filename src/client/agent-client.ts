@@ -182,6 +182,23 @@ export class AgentClient {
     return collectOutput(await this.declineToolCall(options));
   }
 
+  /**
+   * Applies one approve or decline and answers with what the run recorded, without following
+   * the run: the building block of batch decisions (`Tollgate.decideMany`) and signed links.
+   * `channel: 'link'` is recorded as the decision's audit channel.
+   */
+  async decideToolCall(
+    kind: 'approve' | 'decline',
+    options: DecisionOptions & { channel?: 'link' },
+  ): Promise<AppliedDecision> {
+    const checked = checkDecision(
+      options,
+      kind === 'approve' ? 'approveToolCall' : 'declineToolCall',
+    );
+    const { client, run } = await this.ownRun('decide', checked.runId);
+    return this.applyDecision(client, kind, checked, run);
+  }
+
   async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
     return collectOutput(await this.resumeStream(resumeData, options));
   }
@@ -337,10 +354,11 @@ export class AgentClient {
   private async applyDecision(
     client: Client,
     kind: DecisionKind,
-    options: DecisionOptions & { resumeData?: JsonValue },
+    options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
     run?: WorkflowExecutionDescription,
   ): Promise<AppliedDecision> {
     const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
+    const { channel } = options;
     const { waitMs: defaultWaitMs, deadlineMarginMs } = this.context.decisions;
     const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
     const started = Date.now();
@@ -354,6 +372,7 @@ export class AgentClient {
         ...(reason !== undefined ? { reason } : {}),
         ...(decidedBy !== undefined ? { decidedBy } : {}),
         ...(resumeData !== undefined ? { resumeData } : {}),
+        ...(channel !== undefined ? { channel } : {}),
         deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
       } satisfies DecisionInput;
       const left = Math.max(1, started + waitMs - Date.now());

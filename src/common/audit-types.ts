@@ -2,7 +2,7 @@ import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './run-types.js';
 
 /** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume';
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link';
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
 export type AuditEntry = {
@@ -66,4 +66,17 @@ export interface ReminderInput extends ReminderInfo {
   source: 'tool' | 'agent';
   /** The run's tool naming; absent: by id. */
   toolNaming?: 'key';
+}
+
+/**
+ * A refused decision the run did not judge itself, for its audit (`REFUSED_DECISION_SIGNAL`):
+ * a signed link refused by the HTTP server, or a link decision the run refused as an update.
+ */
+export interface RefusedDecisionNote {
+  toolCallId: string;
+  kind: 'approve' | 'decline';
+  channel: 'link';
+  code: string;
+  message: string;
+  decidedBy?: DecidedBy;
 }

@@ -45,6 +45,10 @@ export const TOLLGATE_ERROR_CODES = [
   'MCP_TOOL_ERROR',
   'MCP_TOOL_DRIFT',
   'MCP_TOOL_NOT_FOUND',
+  // Chat channels and signed decision links (issue 17.2).
+  'LINK_INVALID',
+  'LINK_EXPIRED',
+  'CHANNEL_DELIVERY_FAILED',
   // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
   'RUN_TERMINATED',
   'RUN_TIMED_OUT',

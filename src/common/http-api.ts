@@ -6,6 +6,7 @@
 import type { AgentListing } from './directory-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
+import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
 
 export const API_PREFIX = '/api';
 
@@ -48,6 +49,11 @@ export function agentPath(agentId: string, route: AgentRouteName): string {
 
 /** GET `/api/agents`: the agent directory of the server's task queue, JSON `AgentsResponse`. */
 export const AGENTS_ROUTE = '/agents';
+/**
+ * POST `/api/decisions`: batch decisions, body `DecisionsBody`, JSON `DecisionsResponse` (200
+ * whatever became of each decision; 400 only for a malformed body).
+ */
+export const DECISIONS_ROUTE = '/decisions';
 /** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
 export const APPROVALS_ROUTE = '/approvals';
 /**
@@ -116,6 +122,17 @@ export interface SendToolApprovalBody {
   /** Resume data, for a call parked by `suspend()`. */
   resumeData?: JsonValue;
   reason?: string;
+}
+
+/** Body of POST `/api/decisions`; every decision is made in the token's name. */
+export interface DecisionsBody {
+  /** 1 to 100 decisions (`MAX_BATCH_DECISIONS`). */
+  decisions: BatchDecision[];
+}
+
+export interface DecisionsResponse {
+  /** One per decision, in the body's order. */
+  results: BatchDecisionResult[];
 }
 
 export interface ObserveBody {
@@ -226,6 +243,8 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;
   if (code === 'WORKER_UNAVAILABLE') return 503;
   if (code === 'DECISION_NOT_CONFIRMED') return 504;
+  if (code === 'LINK_INVALID') return 403;
+  if (code === 'LINK_EXPIRED') return 410;
   return 500;
 }
 

@@ -1,3 +1,4 @@
+import type { ChannelManifest } from './channel-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
 import type { ApprovalRules } from './approval-rules.js';
 import type { JsonObject, JsonValue } from './json.js';
@@ -64,6 +65,8 @@ export interface AgentManifest {
   autoResume?: boolean;
   /** The agent's default approval governance. */
   rules?: ApprovalRules;
+  /** Where the agent's waiting calls are posted (README "Chat channels"); absent: nowhere. */
+  channels?: ChannelManifest;
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
@@ -162,6 +165,11 @@ export interface DecisionInput {
    * + a margin; raw signals and updates should set it so a late delivery cannot apply.
    */
   deadline?: string;
+  /**
+   * `'link'` when the decision came through a signed link (README "Chat channels"); recorded as
+   * the decision's audit channel. Updates only: a signal carrying it is refused.
+   */
+  channel?: 'link';
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';

@@ -22,6 +22,13 @@ export const SIGNALS = {
   resume: 'resume',
 } as const;
 
+/**
+ * Internal: records in the run's audit a decision the HTTP server refused before it reached the
+ * run (a tampered or expired signed link), or one the run refused as an update, which leaves no
+ * history of its own. Changes nothing else. Argument: `RefusedDecisionNote`.
+ */
+export const REFUSED_DECISION_SIGNAL = 'tollgate.refusedDecision';
+
 export const UPDATES = {
   approveToolCall: 'approveToolCall',
   declineToolCall: 'declineToolCall',

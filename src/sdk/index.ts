@@ -29,3 +29,4 @@ export type { PendingToolCall } from '../common/run-types.js';
 export type { JsonValue, JsonObject } from '../common/json.js';
 export type { AgentDescription, AgentListing } from '../common/directory-types.js';
 export * from '../common/http-api.js';
+export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';

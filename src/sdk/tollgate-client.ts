@@ -2,12 +2,15 @@ import {
   AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  DECISIONS_ROUTE,
   type AgentsResponse,
+  type DecisionsResponse,
   HEALTH_ROUTE,
   type ApprovalsQuery,
   type ApprovalsResponse,
   type HealthResponse,
 } from '../common/http-api.js';
+import type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
 import { TollgateHttpError } from './http-error.js';
 import { RemoteAgent } from './remote-agent.js';
 import { Transport, type FetchLike, type RequestOptions } from './transport.js';
@@ -65,6 +68,24 @@ export class TollgateClient {
       query: { ...filters },
       ...(signal ? { signal } : {}),
     });
+  }
+
+  /**
+   * Decides many waiting calls in one request (README "Batch decisions"), in the token's name:
+   * each is judged by its run as if sent alone, so a refused call (`NOT_AN_APPROVER`,
+   * `FINGERPRINT_MISMATCH`, ...) never stops the others. One result per decision, in order.
+   */
+  async decideMany(
+    decisions: BatchDecision[],
+    options: RequestOptions = {},
+  ): Promise<BatchDecisionResult[]> {
+    const answer = await this.transport.json<DecisionsResponse>({
+      method: 'POST',
+      path: API_PREFIX + DECISIONS_ROUTE,
+      body: { decisions },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return answer.results;
   }
 
   /**

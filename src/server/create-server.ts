@@ -6,6 +6,7 @@ import {
   AGENTS_ROUTE,
   API_PREFIX,
   APPROVALS_ROUTE,
+  DECISIONS_ROUTE,
   type AgentsResponse,
   HEALTH_ROUTE,
   type ErrorBody,
@@ -21,8 +22,11 @@ import { health } from './health.js';
 import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
 import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
-import { approvalsQuery } from './schemas.js';
-import { readQuery } from './validation.js';
+import { approvalsQuery, decisionsBody } from './schemas.js';
+import { readBody, readQuery } from './validation.js';
+import { decideBatch } from './batch-decisions.js';
+import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
+import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -44,6 +48,13 @@ export interface TollgateServerOptions {
    * is answered 503 `TEMPORAL_UNAVAILABLE`, ms. Default 5000 (the SDK alone retries ≈ 20 s).
    */
   outageTimeoutMs?: number;
+  /**
+   * Serves the signed Approve / Decline links of chat notices at `/links/<token>` (README "Chat
+   * channels"). `signingSecret`: the workers' `channels.signingSecret`, or several (the first
+   * current, the rest still accepted while rotated out). Default: env
+   * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
+   */
+  channels?: { signingSecret?: string | string[] };
 }
 
 /** Where `listen` binds. */
@@ -111,10 +122,19 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body);
   });
   registerAgentRoutes(app, tollgate, log);
+  app.post(API_PREFIX + DECISIONS_ROUTE, async (c) => {
+    const { decisions } = await readBody(c, decisionsBody);
+    return c.json(await decideBatch(tollgate, decisions, c.get('identity'), c.get('scope'), log));
+  });
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );
   if (options.inbox) serveInbox(app, options.inbox.root);
+  const secrets = linkSecretsOf(options);
+  if (secrets) {
+    app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
+    registerLinkRoutes(app, tollgate, secrets, log);
+  }
 
   app.notFound((c) => {
     const body: ErrorBody = {
@@ -127,6 +147,12 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body, status);
   });
   return { app, listen: (listenOptions) => listen(app, listenOptions) };
+}
+
+function linkSecretsOf(options: TollgateServerOptions): string[] | undefined {
+  const given = options.channels?.signingSecret;
+  if (given === undefined && !process.env[CHANNELS_SECRET_ENV]) return undefined;
+  return signingSecrets(given, "The server's channels");
 }
 
 function outageTimeoutOf(options: TollgateServerOptions): number {

@@ -9,6 +9,7 @@ import type {
   ApprovalsQuery,
   ApproveBody,
   DeclineBody,
+  DecisionsBody,
   ObserveBody,
   ResumeBody,
   SendToolApprovalBody,
@@ -16,6 +17,7 @@ import type {
 } from '../common/http-api.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem, instantProblem } from '../common/limits.js';
+import { MAX_BATCH_DECISIONS } from '../common/batch-decisions.js';
 
 const json: z.ZodType<JsonValue> = z.json();
 const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), json);
@@ -74,6 +76,22 @@ export const sendToolApprovalBody: z.ZodType<SendToolApprovalBody> = z.object({
   approved: z.boolean(),
   resumeData: json.optional(),
   reason: z.string().optional(),
+});
+
+export const decisionsBody: z.ZodType<DecisionsBody> = z.object({
+  decisions: z
+    .array(
+      z.object({
+        agentId: id,
+        runId: id,
+        toolCallId: id,
+        action: z.enum(['approve', 'decline']),
+        fingerprint: id.optional(),
+        reason: z.string().optional(),
+      }),
+    )
+    .min(1)
+    .max(MAX_BATCH_DECISIONS),
 });
 
 export const observeBody: z.ZodType<ObserveBody> = z.object({

@@ -3,6 +3,7 @@ import type { TollgateActivities } from '../activities/index.js';
 import type { RequestPolicyActivities } from '../activities/request-policy.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
+import type { ChannelNoticeInput } from '../common/channel-types.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
@@ -152,6 +153,33 @@ export function extractResumeData(input: ExtractResumeDataInput): Promise<JsonVa
 export function sendReminder(input: ReminderInput): Promise<void> {
   return control.sendReminder.executeWithOptions(
     { ...CONTROL, summary: `reminder: ${input.toolName} waits` },
+    [input],
+  );
+}
+
+/**
+ * A channel notice is retried for about an hour (a webhook that is down for a moment, a worker
+ * restart): its schedule is in the run's history, so it survives restarts; a webhook that
+ * refuses it (4xx) fails it at once.
+ */
+const CHANNEL_NOTICE: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: [
+      ...NON_RETRYABLE,
+      FAILURE_TYPE_PREFIX + 'CHANNEL_DELIVERY_FAILED',
+      FAILURE_TYPE_PREFIX + 'INVALID_OPTIONS',
+    ],
+  },
+};
+
+export function sendChannelNotice(input: ChannelNoticeInput): Promise<void> {
+  return control.sendChannelNotice.executeWithOptions(
+    { ...CHANNEL_NOTICE, summary: `${input.kind} to ${input.target}: ${input.toolName}` },
     [input],
   );
 }

@@ -4,6 +4,7 @@ import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
 import { auditRef } from './audit-log.js';
+import { channelNotices } from './channel-notices.js';
 import { namingOf } from './tool-naming.js';
 import type { ToolRunContext } from './tool-calls.js';
 
@@ -37,10 +38,13 @@ export async function awaitApproval(
     },
     ...(gateNote !== undefined ? { gateNote } : {}),
   });
+  const channels = channelNotices(context, call, rules, { requestedAt, expiresAt });
+  channels?.post('request');
+  const remindEveryMs = rules.remindEveryMs ?? channels?.remindEveryMs;
   const decided = () => state.decisions.has(call.toolCallId);
   for (let reminders = 1; ; reminders++) {
     const remindAt =
-      rules.remindEveryMs !== undefined ? requestedAt + reminders * rules.remindEveryMs : Infinity;
+      remindEveryMs !== undefined ? requestedAt + reminders * remindEveryMs : Infinity;
     const wakeAt = Math.min(expiresAt ?? Infinity, remindAt);
     const arrived =
       wakeAt === Infinity
@@ -50,9 +54,19 @@ export async function awaitApproval(
     if (expiresAt !== undefined && Date.now() >= expiresAt) {
       const onTimeout = rules.onTimeout ?? 'decline';
       state.expire(call, onTimeout);
+      channels?.post('expired', { onTimeout });
       return { kind: 'expired', onTimeout };
     }
-    await remind(context, call, rules.remindSource ?? 'tool', requestedAt, expiresAt);
+    if (rules.remindEveryMs !== undefined) {
+      await remind(context, call, rules.remindSource ?? 'tool', requestedAt, expiresAt);
+    } else {
+      context.state.audit.add({
+        type: 'reminder',
+        ...auditRef(call),
+        waitedMs: Date.now() - requestedAt,
+      });
+    }
+    channels?.post('reminder', { waitedMs: Date.now() - requestedAt });
   }
 }
 

@@ -12,6 +12,7 @@ const FIELDS = new Set([
   'args',
   'agentId',
   'deadline',
+  'channel',
 ]);
 
 /**
@@ -44,6 +45,12 @@ export function checkDecisionInput(raw: unknown): Checked {
     return {
       ok: false,
       message: `Decision field "deadline" must be an ISO-8601 instant with a zone, e.g. "2026-05-01T12:00:05Z", not ${describe(input.deadline)}.`,
+    };
+  }
+  if (input.channel !== undefined && input.channel !== 'link') {
+    return {
+      ok: false,
+      message: `Decision field "channel" may only be "link", not ${describe(input.channel)}.`,
     };
   }
   const decidedBy = input.decidedBy;

@@ -23,6 +23,7 @@ import { installAutoResume } from './auto-resume.js';
 import { checkDecisionInput } from './decision-input.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { checkGovernance } from './governance.js';
+import { installRefusalNotes } from './refusal-notes.js';
 import { validateAgainstSchema } from './json-schema-check.js';
 import type { RunState } from './run-state.js';
 import type { Decision, WaitingCall } from './waiting-call.js';
@@ -154,6 +155,14 @@ export const DEADLINE_PATCH = 'tollgate-decision-deadline';
  * before. (Update validators never ask: an accepted update with a deadline is new history.)
  */
 function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict {
+  if ((raw as DecisionInput | undefined)?.channel !== undefined) {
+    // As before links existed: only the HTTP server's link route sets it, and it sends updates.
+    return {
+      ok: false,
+      code: 'INVALID_DECISION',
+      message: 'Unknown decision field "channel" (signals cannot carry it).',
+    };
+  }
   const verdict = judgeDecision(state, kind, raw);
   const deadline = (raw as DecisionInput | undefined)?.deadline;
   if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;
@@ -215,7 +224,7 @@ export function installHandlers(state: RunState): void {
         const verdict = judgeDecision(state, kind, input);
         if (!verdict.ok) throw refuse(verdict);
         // Applied before any await, so a second decision in the same batch sees it taken.
-        const applied = state.apply(verdict.call, verdict.decision, 'update');
+        const applied = state.apply(verdict.call, verdict.decision, input.channel ?? 'update');
         await forwardDecision(state, verdict.call, kind, verdict.decision);
         return applied;
       },
@@ -235,6 +244,7 @@ export function installHandlers(state: RunState): void {
   setHandler(auditQuery, () => state.audit.entries);
   installChildStatusHandler(state);
   installAutoResume(state);
+  installRefusalNotes(state);
 }
 
 const UPDATE_OF: Record<DecisionKind, string> = {

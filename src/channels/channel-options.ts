@@ -1,0 +1,148 @@
+import { parseDuration } from '../common/approval-rules.js';
+import { TollgateError } from '../common/errors.js';
+import { idProblem } from '../common/limits.js';
+import type { DecidedBy } from '../common/run-types.js';
+
+/** Env var holding the links' signing secret (or several, comma-separated: the first signs). */
+export const CHANNELS_SECRET_ENV = 'TOLLGATE_CHANNELS_SECRET';
+/** Shortest signing secret accepted, characters. */
+export const MIN_SECRET_LENGTH = 32;
+const DEFAULT_LINK_TTL_MS = 24 * 3_600_000;
+
+/** One incoming webhook that gets approval notices. */
+export interface WebhookOptions {
+  /** Unique name; links decide as `channel:<name>` unless `decideAs` says otherwise. */
+  name: string;
+  /** The webhook's URL, e.g. a Slack incoming webhook `https://hooks.slack.com/services/…`. */
+  url: string;
+  /** `'slack'` (Block Kit message with buttons) or `'json'` (a plain JSON event). Default `'slack'`. */
+  format?: 'slack' | 'json';
+  /**
+   * Who the links of this webhook decide as: judged by the run against the call's approvers,
+   * quorum and requester rules like any other decider. Default `{ id: 'channel:<name>' }`.
+   */
+  decideAs?: DecidedBy;
+  /** Only these agents' calls. Default: every agent of the worker. */
+  agents?: string[];
+  /** Approve / Decline links in the notices. Default `true`. */
+  links?: boolean;
+  /** Extra request headers, e.g. an authorization header of a generic receiver. */
+  headers?: Record<string, string>;
+}
+
+/** `new Tollgate({ channels })`: where the worker posts waiting calls (docs/channels.md). */
+export interface ChannelsOptions {
+  /** Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`. */
+  publicUrl: string;
+  webhooks: WebhookOptions[];
+  /**
+   * HMAC key of the links, at least 32 characters; the HTTP server that verifies them needs the
+   * same. Default: env `TOLLGATE_CHANNELS_SECRET`.
+   */
+  signingSecret?: string;
+  /** How long a link stays valid after its notice, capped by the call's deadline. Default `'24 hours'`. */
+  linkTtl?: string | number;
+  /** Post a reminder while a call waits, every so long (`'30 minutes'`). Default: no reminders. */
+  remindEvery?: string | number;
+}
+
+/** Options checked once, at construction: durations in ms, every default filled in. */
+export interface CheckedChannels {
+  publicUrl: string;
+  webhooks: Array<
+    Required<Pick<WebhookOptions, 'name' | 'url' | 'format' | 'decideAs' | 'links'>> &
+      WebhookOptions
+  >;
+  signingSecret: string;
+  linkTtlMs: number;
+  remindEveryMs?: number;
+}
+
+function invalid(message: string): TollgateError {
+  return new TollgateError('INVALID_OPTIONS', message);
+}
+
+/** The secrets a link may be signed with: `secret` or the env var's comma-separated list. */
+export function signingSecrets(secret: string | string[] | undefined, where: string): string[] {
+  const listed = secret ?? process.env[CHANNELS_SECRET_ENV]?.split(',');
+  const secrets = (typeof listed === 'string' ? [listed] : (listed ?? [])).map((s) => s.trim());
+  if (secrets.length === 0 || secrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
+    throw invalid(
+      `${where} needs a signing secret of at least ${MIN_SECRET_LENGTH} characters: set channels.signingSecret or ${CHANNELS_SECRET_ENV} (e.g. openssl rand -hex 32).`,
+    );
+  }
+  return secrets;
+}
+
+export function checkChannels(options: ChannelsOptions): CheckedChannels {
+  if (!options || typeof options !== 'object') throw invalid('channels must be an object.');
+  const publicUrl = checkUrl(options.publicUrl, 'channels.publicUrl').replace(/\/+$/, '');
+  if (!Array.isArray(options.webhooks) || options.webhooks.length === 0) {
+    throw invalid('channels.webhooks must list at least one { name, url }.');
+  }
+  const names = new Set<string>();
+  const webhooks = options.webhooks.map((hook, at) => {
+    const where = `channels.webhooks[${at}]`;
+    const problem = idProblem(hook?.name, `${where}.name`);
+    if (problem) throw invalid(problem);
+    if (names.has(hook.name))
+      throw invalid(`${where}.name "${hook.name}" is used twice; names must differ.`);
+    names.add(hook.name);
+    const format = hook.format ?? 'slack';
+    if (format !== 'slack' && format !== 'json') {
+      throw invalid(`${where}.format must be 'slack' or 'json', not ${JSON.stringify(format)}.`);
+    }
+    const decideAs = hook.decideAs ?? { id: `channel:${hook.name}` };
+    if (typeof decideAs.id !== 'string' || decideAs.id === '') {
+      throw invalid(`${where}.decideAs must be { id: string, roles?: string[] }.`);
+    }
+    return {
+      ...hook,
+      url: checkUrl(hook.url, `${where}.url`),
+      format,
+      decideAs,
+      links: hook.links ?? true,
+    };
+  });
+  return {
+    publicUrl,
+    webhooks,
+    signingSecret: signingSecrets(options.signingSecret, 'channels')[0]!,
+    linkTtlMs:
+      options.linkTtl === undefined
+        ? DEFAULT_LINK_TTL_MS
+        : parseDuration(options.linkTtl, 'channels.linkTtl'),
+    ...(options.remindEvery !== undefined
+      ? { remindEveryMs: parseDuration(options.remindEvery, 'channels.remindEvery') }
+      : {}),
+  };
+}
+
+function checkUrl(value: unknown, field: string): string {
+  if (typeof value === 'string') {
+    try {
+      const url = new URL(value);
+      if (url.protocol === 'https:' || url.protocol === 'http:') return value;
+    } catch {
+      // Falls through to the error below.
+    }
+  }
+  throw invalid(`${field} must be an http(s) URL, not ${JSON.stringify(value)}.`);
+}
+
+/** The part of the manifest for `agentId`: the webhooks that take its notices. */
+export function channelManifest(
+  channels: CheckedChannels | undefined,
+  agentId: string,
+): { channels?: { targets: string[]; remindEveryMs?: number } } {
+  const targets = (channels?.webhooks ?? [])
+    .filter((hook) => hook.agents === undefined || hook.agents.includes(agentId))
+    .map((hook) => hook.name);
+  if (!channels || targets.length === 0) return {};
+  return {
+    channels: {
+      targets,
+      ...(channels.remindEveryMs !== undefined ? { remindEveryMs: channels.remindEveryMs } : {}),
+    },
+  };
+}

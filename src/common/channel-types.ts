@@ -1,0 +1,44 @@
+/**
+ * What the workflow tells the channel notifier about a waiting call (README "Chat channels").
+ * JSON-safe, shared by the workflow, the worker's notifier activity and tests.
+ */
+import type { JsonValue } from './json.js';
+
+/** A request, a reminder while it waits, or the notice that it expired. */
+export type ChannelNoticeKind = 'request' | 'reminder' | 'expired';
+
+/** The part of an agent's manifest that says where its waiting calls are posted. */
+export interface ChannelManifest {
+  /** Names of the webhooks (`channels.webhooks[].name`) that get this agent's notices. */
+  targets: string[];
+  /** Reminders to the channels while a call waits, ms; none when absent. */
+  remindEveryMs?: number;
+}
+
+/** The notifier activity's input: one notice for one webhook. */
+export interface ChannelNoticeInput {
+  target: string;
+  kind: ChannelNoticeKind;
+  /**
+   * `<runId>/<toolCallId>/<kind>[/<n>]`: the same for every attempt of one notice, sent as the
+   * `x-tollgate-notice-id` header so a receiver can drop the rare repeat (see docs/channels.md).
+   */
+  noticeId: string;
+  agentId: string;
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+  toolId?: string;
+  args: JsonValue;
+  fingerprint: string;
+  /** ISO-8601. */
+  requestedAt: string;
+  /** ISO-8601: the call's own approval deadline, when it has one. */
+  expiresAt?: string;
+  /** Reminders: how long the call has waited, ms. */
+  waitedMs?: number;
+  /** Expiry notices: what the call's policy did. */
+  onTimeout?: 'decline' | 'approve' | 'fail';
+  approvers?: string[];
+  quorum?: number;
+}

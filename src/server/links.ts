@@ -1,0 +1,137 @@
+/**
+ * `/links/<token>`: signed Approve / Decline links from chat notices (README "Chat channels").
+ * GET shows the call and a confirm button; POST decides it, as the identity the link names,
+ * bound to the call's fingerprint. A link that is malformed, altered or expired is refused here,
+ * before any decision is sent; a link the run refuses (already decided, changed arguments, not
+ * an approver) is refused there. Every refusal is noted in the run's audit.
+ */
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { verifyLink, type LinkCheck, type LinkClaims } from '../channels/signed-link.js';
+import type { RefusedDecisionNote } from '../common/audit-types.js';
+import { statusOfErrorCode, type ErrorBody } from '../common/http-api.js';
+import { AGENT_RUN_WORKFLOW, REFUSED_DECISION_SIGNAL } from '../common/wire.js';
+import { TollgateError } from '../common/errors.js';
+import type { Tollgate } from '../runtime.js';
+import type { ServerEnv } from './auth.js';
+import { errorAnswer, type ErrorLogger } from './errors.js';
+import { confirmPage, outcomePage } from './link-pages.js';
+
+export const LINKS_PREFIX = '/links';
+
+/** Refusals the run judged: they are noted in its audit (a refused update leaves no history). */
+const RUN_REFUSALS = new Set([
+  'TOOL_CALL_ALREADY_DECIDED',
+  'TOOL_CALL_NOT_PENDING',
+  'NO_PENDING_TOOL_CALL',
+  'FINGERPRINT_MISMATCH',
+  'WRONG_DECISION_KIND',
+  'APPROVAL_EXPIRED',
+  'DUPLICATE_APPROVER',
+  'NOT_AN_APPROVER',
+  'APPROVER_REQUIRED',
+  'REQUESTER_CANNOT_APPROVE',
+  'INVALID_DECISION',
+  'DECISION_DEADLINE_PASSED',
+]);
+
+const DONE = { approve: 'Approved', decline: 'Declined' } as const;
+
+export function registerLinkRoutes(
+  app: Hono<ServerEnv>,
+  tollgate: Tollgate,
+  secrets: readonly string[],
+  log: ErrorLogger,
+): void {
+  const path = `${LINKS_PREFIX}/:token`;
+  app.get(path, async (c) => {
+    const check = verifyLink(c.req.param('token'), secrets, Date.now());
+    if (!check.ok) return refuseLink(c, tollgate, check, log);
+    const { claims } = check;
+    const pending = await tollgate
+      .getAgent(claims.agentId)
+      .pendingToolCalls(claims.runId)
+      .catch(() => []);
+    const call = pending.find((candidate) => candidate.toolCallId === claims.toolCallId);
+    return c.html(confirmPage(claims, call));
+  });
+  app.post(path, async (c) => {
+    const check = verifyLink(c.req.param('token'), secrets, Date.now());
+    if (!check.ok) return refuseLink(c, tollgate, check, log);
+    const { claims } = check;
+    try {
+      const applied = await tollgate.getAgent(claims.agentId).decideToolCall(claims.action, {
+        runId: claims.runId,
+        toolCallId: claims.toolCallId,
+        fingerprint: claims.fingerprint,
+        decidedBy: claims.decidedBy,
+        channel: 'link',
+      });
+      const words =
+        applied.decision === 'approval-recorded'
+          ? 'Your approval is recorded; the call waits for more approvals.'
+          : `${DONE[claims.action]} as ${claims.decidedBy.id}; the run goes on.`;
+      return answer(c, 200, { ok: true, decision: applied.decision }, DONE[claims.action], words);
+    } catch (error) {
+      const { status, body } = errorAnswer(error, log, `POST ${LINKS_PREFIX}`);
+      if (error instanceof TollgateError && RUN_REFUSALS.has(error.code)) {
+        await noteRefusal(tollgate, claims, body.error, log);
+      }
+      return answer(c, status, body, 'Not decided', `${body.error.code}: ${body.error.message}`);
+    }
+  });
+}
+
+async function refuseLink(
+  c: Context<ServerEnv>,
+  tollgate: Tollgate,
+  check: Extract<LinkCheck, { ok: false }>,
+  log: ErrorLogger,
+) {
+  if (check.claimed) await noteRefusal(tollgate, check.claimed, check, log);
+  const body: ErrorBody = { error: { code: check.code, message: check.message } };
+  const status = statusOfErrorCode(check.code) as ContentfulStatusCode;
+  return answer(c, status, body, 'Not decided', check.message);
+}
+
+/**
+ * Notes the refusal in the run the link names (a forged link's claim included: that run is
+ * where someone tried to decide), when it is an agent run that still runs.
+ */
+async function noteRefusal(
+  tollgate: Tollgate,
+  claims: LinkClaims,
+  refusal: { code: string; message: string },
+  log: ErrorLogger,
+): Promise<void> {
+  const note: RefusedDecisionNote = {
+    toolCallId: claims.toolCallId,
+    kind: claims.action,
+    channel: 'link',
+    code: refusal.code,
+    message: refusal.message,
+    decidedBy: claims.decidedBy,
+  };
+  try {
+    const handle = (await tollgate.client()).workflow.getHandle(claims.runId);
+    const run = await handle.describe();
+    if (run.type !== AGENT_RUN_WORKFLOW || run.status.name !== 'RUNNING') return;
+    await handle.signal(REFUSED_DECISION_SIGNAL, note);
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) log(error, 'noting a refused link in its run');
+  }
+}
+
+/** JSON for API clients (`Accept: application/json`), a page for browsers. */
+function answer(
+  c: Context<ServerEnv>,
+  status: ContentfulStatusCode,
+  json: object,
+  title: string,
+  detail: string,
+) {
+  c.header('Cache-Control', 'no-store');
+  if ((c.req.header('accept') ?? '').includes('application/json')) return c.json(json, status);
+  return c.html(outcomePage(title, detail), status);
+}
