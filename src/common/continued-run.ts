@@ -31,7 +31,7 @@ export const DEFAULT_HISTORY_LIMITS: HistoryLimits = {
   continueAfterBytes: 10_000_000,
   failAtEvents: 40_000,
   failAtBytes: 40_000_000,
-  carryMaxBytes: 1_500_000,
+  carryMaxBytes: 1_900_000,
 };
 
 /**
