@@ -7,6 +7,7 @@
  * Run with `npm run bench:long-run -- --steps 6000`.
  */
 import './quiet-runtime.js';
+import { loadavg } from 'node:os';
 import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { Agent, createTool } from '../src/index.js';
@@ -21,7 +22,14 @@ const AGENT_ID = 'bench-long-run';
 
 const options = parseIntOptions('long-run', process.argv.slice(2), {
   steps: { default: 6000, min: 2, max: 1_000_000, help: 'model steps of the run' },
+  'events-limit': {
+    default: 0,
+    min: 0,
+    max: 51_200,
+    help: "the server's limit.historyCount.error (0: Temporal's default, 51,200); it suggests continue-as-new at a quarter of it",
+  },
 });
+const eventsLimit = options['events-limit'];
 
 function longAgent(): Agent {
   const tick = createTool({
@@ -45,8 +53,17 @@ interface ExecutionFacts {
 }
 
 async function main(): Promise<void> {
-  progress('starting the Temporal dev server (default limits) and a Tollgate worker');
-  const env = await startEnvironment([longAgent()]);
+  progress('starting the Temporal dev server and a Tollgate worker');
+  const env = await startEnvironment(
+    [longAgent()],
+    eventsLimit > 0
+      ? {
+          'limit.historyCount.error': eventsLimit,
+          'limit.historyCount.warn': Math.floor(eventsLimit / 2),
+          'limit.historyCount.suggestContinueAsNew': Math.floor(eventsLimit / 4),
+        }
+      : undefined,
+  );
   try {
     const facts = await environmentFacts(env.cliPath);
     const agent = env.tollgate.getAgent(AGENT_ID);
@@ -101,8 +118,11 @@ async function main(): Promise<void> {
       [
         'Tollgate: one long run, continuing as new',
         ...facts.map((fact) => `environment: ${fact}`),
+        `server: limit.historyCount.error ${eventsLimit || '51,200 (default)'}; load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
         `run of ${options.steps} steps completed in ${seconds.toFixed(1)} s (${((seconds * 1000) / options.steps).toFixed(1)} ms/step), ${executions.length} executions`,
-        `events per execution: min ${Math.min(...events)}, max ${Math.max(...events)}, total ${events.reduce((a, b) => a + b, 0)} (one execution may hold 51,200)`,
+        `events per execution: min ${Math.min(...events)}, max ${Math.max(...events)}, total ${events.reduce((a, b) => a + b, 0)} (one execution may hold ${eventsLimit || 51_200})`,
         `bytes per execution: max ${Math.max(...executions.map((e) => e.bytes))}`,
         `steps per execution: ${executions
           .map((e, i) => (executions[i + 1]?.firstStep ?? options.steps + 1) - e.firstStep)

@@ -14,6 +14,7 @@ import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../src/common/wire.j
 import type { TollgateClient } from '../src/sdk/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { childRunId } from '../src/workflows/delegation.js';
 import { runFailure } from './support/run-failure.js';
 import { serveOverHttp } from './support/served.js';
 import { chunksOf, recordingTool, uniqueId } from './support/harness.js';
@@ -64,6 +65,33 @@ describe('long runs continue as new', () => {
     tools: { noop: bigStep },
     history: { failAtBytes: 200_000 },
   });
+  // A sub-agent that continues as new between its two gated calls, under a parent that does not.
+  const subCount = recordingTool('count');
+  const subDelete = recordingTool('delete-record', { requireApproval: true });
+  const subScript: TurnPicker = (prompt) => {
+    const step = prompt.filter((message) => message.role === 'tool').length + 1;
+    if (step === 8) return { text: 'Worker done.' };
+    if (step === 2 || step === 7) {
+      return { toolCalls: [{ toolName: 'delete-record', args: { id: `sub-${step === 2 ? 1 : 2}` } }] };
+    }
+    return { toolCalls: [{ toolName: 'count', args: { id: `${step}` } }] };
+  };
+  const worker = new Agent({
+    id: 'worker-agent',
+    description: 'Works long',
+    model: scriptedModel(subScript, 'worker'),
+    tools: { count: subCount.tool, 'delete-record': subDelete.tool },
+    history: { continueAfterEvents: 40 },
+  });
+  const boss = new Agent({
+    id: 'boss-agent',
+    model: scriptedModel((prompt) =>
+      prompt.some((message) => message.role === 'tool')
+        ? { text: 'Boss done.' }
+        : { toolCalls: [{ toolName: 'agent-worker', args: { message: 'work' } }] },
+    ),
+    agents: { worker },
+  });
   let tollgate: Tollgate;
   let server: ListeningServer;
   let remote: TollgateClient;
@@ -72,7 +100,7 @@ describe('long runs continue as new', () => {
   beforeAll(async () => {
     const { Tollgate } = await import('../src/index.js');
     tollgate = new Tollgate({
-      agents: { 'long-agent': agent, 'bulky-agent': bulky },
+      agents: { 'long-agent': agent, 'bulky-agent': bulky, 'boss-agent': boss },
       temporal: { taskQueue: uniqueId('test-long-runs') },
     });
     await tollgate.startWorker();
@@ -233,6 +261,31 @@ describe('long runs continue as new', () => {
     const failure = await runFailure(tollgate, stream.runId);
     expect(failure.type).toBe('tollgate.RUN_HISTORY_TOO_LARGE');
   }, 60_000);
+
+  it("routes a sub-agent's gated calls through its parent before and after the sub-agent continues as new", async () => {
+    const top = tollgate.getAgent('boss-agent');
+    const first = await top.stream('Ask the worker.');
+    const gate1 = (await chunksOf(first)).find((c) => c.type === 'tool-call-approval')!;
+    expect(gate1.payload.args).toEqual({ id: 'sub-1' });
+    const second = await top.approveToolCall({
+      runId: first.runId,
+      toolCallId: gate1.payload.toolCallId,
+    });
+    const gate2 = (await chunksOf(second)).find((c) => c.type === 'tool-call-approval')!;
+    expect(gate2.payload.args).toEqual({ id: 'sub-2' });
+    const child = gate2.payload.toolCallId.split('/')[0]!;
+    expect(await executionsOf(childRunId(first.runId, child))).toBeGreaterThanOrEqual(2);
+    const third = await top.approveToolCall({
+      runId: first.runId,
+      toolCallId: gate2.payload.toolCallId,
+    });
+    await chunksOf(third);
+    expect(await third.finishReason).toBe('stop');
+    expect(subDelete.executions.map((e) => (e.input as { id: string }).id)).toEqual([
+      'sub-1',
+      'sub-2',
+    ]);
+  }, 120_000);
 
   /** The run's whole log, read page by page from the workflow id (any execution answers). */
   async function readWholeLog(runId: string): Promise<Chunk[]> {

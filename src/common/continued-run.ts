@@ -58,6 +58,8 @@ export interface ContinuedRun {
   audit: AuditEntry[];
   autoResume: boolean;
   toolNaming: ToolNaming;
+  /** A sub-agent's run: the version of its last report to its parent. */
+  parentReports: number;
 }
 
 /** Bytes of a value as JSON (UTF-8), close to what Temporal's payload converter stores. */

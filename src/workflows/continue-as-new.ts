@@ -81,6 +81,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     audit: state.audit.entries,
     autoResume: state.autoResume,
     toolNaming: boundary.toolNaming,
+    parentReports: state.parentReports,
   };
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);

@@ -65,6 +65,8 @@ export class RunState {
   chunkBase = 0;
   /** Temporal run id of the execution before this one, which answers for offsets below the base. */
   previousExecution: string | undefined;
+  /** Reports a sub-agent's run has sent its parent, over all its executions. */
+  parentReports = 0;
   /** Called whenever what the run waits on changes; a sub-agent's run reports to its parent. */
   onWaitingChanged: ((status: { idle: boolean; waiting: PendingToolCall[] }) => void) | undefined;
   private readonly children = new Map<string, ChildRun>();
