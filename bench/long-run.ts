@@ -86,7 +86,8 @@ async function main(): Promise<void> {
       const history: proto.temporal.api.history.v1.IHistory = await client.workflow
         .getHandle(output.runId, runId)
         .fetchHistory();
-      const first: proto.temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes = history.events![0]!.workflowExecutionStartedEventAttributes!;
+      const first: proto.temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes =
+        history.events![0]!.workflowExecutionStartedEventAttributes!;
       const input = JSON.parse(
         new TextDecoder().decode(first.input!.payloads![0]!.data!),
       ) as RunInput;
@@ -107,7 +108,10 @@ async function main(): Promise<void> {
       offset++;
       if (chunk.type === 'step-start') {
         steps++;
-        expectThat(chunk.payload.step === steps, `step ${chunk.payload.step} came after ${steps - 1}`);
+        expectThat(
+          chunk.payload.step === steps,
+          `step ${chunk.payload.step} came after ${steps - 1}`,
+        );
       }
     }
     expectThat(steps === options.steps, `the stream read back holds ${steps} steps`);

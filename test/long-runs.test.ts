@@ -35,7 +35,10 @@ const longScript: TurnPicker = (prompt) => {
   const record = GATED.get(step);
   return record
     ? { toolCalls: [{ toolName: 'delete-record', args: { id: record } }] }
-    : { text: [`Step ${step} `, 'counting.'], toolCalls: [{ toolName: 'count', args: { id: `${step}` } }] };
+    : {
+        text: [`Step ${step} `, 'counting.'],
+        toolCalls: [{ toolName: 'count', args: { id: `${step}` } }],
+      };
 };
 
 describe('long runs continue as new', () => {
@@ -72,7 +75,9 @@ describe('long runs continue as new', () => {
     const step = prompt.filter((message) => message.role === 'tool').length + 1;
     if (step === 8) return { text: 'Worker done.' };
     if (step === 2 || step === 7) {
-      return { toolCalls: [{ toolName: 'delete-record', args: { id: `sub-${step === 2 ? 1 : 2}` } }] };
+      return {
+        toolCalls: [{ toolName: 'delete-record', args: { id: `sub-${step === 2 ? 1 : 2}` } }],
+      };
     }
     return { toolCalls: [{ toolName: 'count', args: { id: `${step}` } }] };
   };
