@@ -58,6 +58,8 @@ export interface ContinuedRun {
   audit: AuditEntry[];
   autoResume: boolean;
   toolNaming: ToolNaming;
+  /** Leading messages of `messages` the worker was already sent: the next step sends the rest. */
+  knownToWorker: number;
   /** A sub-agent's run: the version of its last report to its parent. */
   parentReports: number;
 }

@@ -114,8 +114,8 @@ async function runSteps(
   };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.
-  // After a continue-as-new the worker may hold the conversation, else it reads it back.
-  let knownToWorker = input.continued ? state.messages.length : 0;
+  // After a continue-as-new the worker may hold the conversation; on a miss it reads it back.
+  let knownToWorker = input.continued?.knownToWorker ?? 0;
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
   let step = input.continued?.step ?? 0;
@@ -143,7 +143,9 @@ async function runSteps(
     const gated = await decideGates(gateContext, calls);
     const results = await runToolCalls({ state, manifest, input }, calls, gated);
     state.messages.push({ role: 'tool', content: results as never });
-    if (step < maxSteps) await continueIfLong({ state, input, manifest, step, maxSteps, ...carry });
+    if (step < maxSteps) {
+      await continueIfLong({ state, input, manifest, step, maxSteps, knownToWorker, ...carry });
+    }
   }
   return {
     finishReason: last?.finishReason ?? 'stop',

@@ -32,6 +32,8 @@ export interface StepBoundary {
   maxSteps: number;
   /** Leading messages recalled from the memory thread. */
   recalled: number;
+  /** Leading messages the worker was already sent. */
+  knownToWorker: number;
   toolNaming: ToolNaming;
 }
 
@@ -82,6 +84,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     autoResume: state.autoResume,
     toolNaming: boundary.toolNaming,
     parentReports: state.parentReports,
+    knownToWorker: boundary.knownToWorker,
   };
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);
