@@ -23,10 +23,17 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-export async function startEnvironment(agents: Agent[]): Promise<BenchEnvironment> {
+export async function startEnvironment(
+  agents: Agent[],
+  dynamicConfig?: Record<string, string | number | boolean>,
+): Promise<BenchEnvironment> {
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
   const cliPath = await findTemporalCli();
-  const server = await startDevServer({ cliPath, dbFile: join(dir, 'dev-server.db') });
+  const server = await startDevServer({
+    cliPath,
+    dbFile: join(dir, 'dev-server.db'),
+    ...(dynamicConfig ? { dynamicConfig } : {}),
+  });
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),

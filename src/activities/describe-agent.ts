@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EMPTY_OBJECT_SCHEMA } from '../common/chunks.js';
+import { DEFAULT_HISTORY_LIMITS } from '../common/continued-run.js';
 import type {
   AgentManifest,
   ToolApprovalMode,
@@ -48,6 +49,7 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     maxSteps: agent.defaultOptions.maxSteps ?? DEFAULT_MAX_STEPS,
     lastMessages: agent.memory.lastMessages ?? DEFAULT_LAST_MESSAGES,
     autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
+    history: { ...DEFAULT_HISTORY_LIMITS, ...definedOnly(agent.history) },
     ...(agentRules ? { rules: agentRules } : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
@@ -99,4 +101,10 @@ function describeDelegation(name: string, subAgent: Agent): ToolManifest {
 function approvalMode(requireApproval: Tool['requireApproval']): ToolApprovalMode {
   if (typeof requireApproval === 'function') return 'predicate';
   return requireApproval ? 'always' : 'never';
+}
+
+function definedOnly<T extends object>(options: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(options).filter(([, value]) => value !== undefined),
+  ) as Partial<T>;
 }

@@ -123,7 +123,7 @@ export async function* tailRun(
       if (lifetime.aborted) throw shutDown();
       // Read after learning of the close, so the read holds every chunk the run logged.
       const closedBy = readLog ? closeEvent : undefined;
-      let slice: ChunkSlice = { chunks: [], offset: next, total: next, closed: false };
+      let slice: LogRead = { chunks: [], offset: next, total: next, closed: false };
       try {
         if (readLog) {
           readAt = Date.now();
@@ -148,6 +148,8 @@ export async function* tailRun(
         yield { chunk, offset: next++ };
         if (chunk.type === 'finish') return;
       }
+      // An execution before a continue-as-new answered: the newest holds what follows.
+      if (slice.earlier) continue;
       if (slice.closed && next >= slice.total) return;
       if (closedBy && next >= slice.total) {
         yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };
@@ -180,11 +182,11 @@ async function readLogPatiently(
   handle: ReturnType<Client['workflow']['getHandle']>,
   offset: number,
   signal: AbortSignal,
-): Promise<ChunkSlice> {
+): Promise<LogRead> {
   const giveUpAt = Date.now() + OUTAGE_PATIENCE_MS;
   for (;;) {
     try {
-      return await abortableCall(client.connection, signal, () => readLog(handle, offset));
+      return await abortableCall(client.connection, signal, () => readLog(client, handle, offset));
     } catch (error) {
       if (signal.aborted || !isTransientReadFailure(error) || Date.now() >= giveUpAt) throw error;
       await new Promise((resolve) => setTimeout(resolve, OUTAGE_RETRY_MS));
@@ -192,12 +194,29 @@ async function readLogPatiently(
   }
 }
 
+/** A slice of the log; `earlier` when an execution before the newest one answered it. */
+type LogRead = ChunkSlice & { earlier?: boolean };
+
+/**
+ * Reads the log from `offset`. A run that continued as new holds the chunks of its earlier
+ * executions in those executions: an offset below the newest one's base is read from the
+ * execution before it, and so on down the chain (a query of a closed execution replays it).
+ */
 async function readLog(
+  client: Client,
   handle: ReturnType<Client['workflow']['getHandle']>,
   offset: number,
-): Promise<ChunkSlice> {
+): Promise<LogRead> {
   try {
-    return await handle.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, { offset });
+    let slice: LogRead = await handle.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, {
+      offset,
+    });
+    while (slice.base !== undefined && offset < slice.base && slice.previousExecution) {
+      const earlier = client.workflow.getHandle(handle.workflowId, slice.previousExecution);
+      slice = await earlier.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, { offset });
+      slice.earlier = true;
+    }
+    return slice;
   } catch (error) {
     throw await toTollgateError(error, handle.workflowId);
   }
@@ -232,7 +251,12 @@ async function watchHistory(
         last = events.at(-1);
         onEvent();
       }
-      if (!response.nextPageToken?.length) return last;
+      if (!response.nextPageToken?.length) {
+        // The run went on in a new execution: watch that one's history from its start.
+        if (!last?.workflowExecutionContinuedAsNewEventAttributes) return last;
+        nextPageToken = undefined;
+        continue;
+      }
       nextPageToken = response.nextPageToken;
     } catch {
       await pause(IDLE_READ_MS, signal);

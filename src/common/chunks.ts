@@ -116,6 +116,12 @@ export interface ChunkSlice {
   total: number;
   /** True once the run has closed: no chunk will follow the log's last one. */
   closed: boolean;
+  /**
+   * After a continue-as-new: the offset where this execution's part of the log begins. Earlier
+   * chunks are answered by the execution before it, `previousExecution` (a Temporal run id).
+   */
+  base?: number;
+  previousExecution?: string;
 }
 
 export type { JsonObject };

@@ -54,6 +54,8 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_TIMED_OUT',
   'RUN_CANCELLED',
   'RUN_FAILED',
+  // Long runs (issue 13.3): a step that cannot fit in one Temporal history.
+  'RUN_HISTORY_TOO_LARGE',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -2,6 +2,7 @@ import type { ChannelManifest } from './channel-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
 import type { ApprovalRules } from './approval-rules.js';
 import type { JsonObject, JsonValue } from './json.js';
+import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
 export type ToolApprovalMode = 'always' | 'never' | 'predicate';
@@ -67,6 +68,8 @@ export interface AgentManifest {
   rules?: ApprovalRules;
   /** Where the agent's waiting calls are posted (README "Chat channels"); absent: nowhere. */
   channels?: ChannelManifest;
+  /** When runs continue as new; absent in manifests recorded before: the defaults apply. */
+  history?: HistoryLimits;
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
@@ -111,6 +114,8 @@ export interface RunInput {
   parent?: DelegationParent;
   /** The request's approval governance (its JSON-safe part). */
   approvalRules?: ApprovalRules;
+  /** Set on every execution after the first: what the run carried over (continue-as-new). */
+  continued?: ContinuedRun;
 }
 
 export interface DelegationParent {

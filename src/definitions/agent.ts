@@ -2,6 +2,7 @@ import type { LanguageModel } from 'ai';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ToolNaming } from '../common/run-types.js';
+import type { HistoryLimits } from '../common/continued-run.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 import { TOOL_NAME, type Tool, type ToolExecutionContext } from './create-tool.js';
 
@@ -76,6 +77,12 @@ export interface ModelStepOptions {
   maxOutputBytes?: number;
 }
 
+/**
+ * When a run's Temporal history is handed to a new execution (see docs/long-runs.md). Every
+ * field is optional; the defaults suit Temporal's default limits.
+ */
+export type HistoryOptions = Partial<HistoryLimits>;
+
 export interface AgentConfig {
   /** Stable id: runs, search attributes and `getAgent()` use it. */
   id: string;
@@ -99,6 +106,8 @@ export interface AgentConfig {
   hooks?: AgentHooks;
   defaultOptions?: AgentDefaultOptions;
   modelStep?: ModelStepOptions;
+  /** When long runs continue as new, and when a step too large for one history fails. */
+  history?: HistoryOptions;
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
@@ -117,6 +126,7 @@ export class Agent {
   readonly model: LanguageModel;
   readonly defaultOptions: AgentDefaultOptions;
   readonly modelStep: ModelStepOptions;
+  readonly history: HistoryOptions;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
   /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
@@ -157,6 +167,7 @@ export class Agent {
     this.model = config.model;
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
+    this.history = checkHistoryOptions(config.id, config.history ?? {});
     this.memory = config.memory ?? {};
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');
@@ -224,4 +235,16 @@ function indexTools(agentId: string, tools: Record<string, Tool>): Map<string, T
     byKey.set(key, tool);
   }
   return byKey;
+}
+
+function checkHistoryOptions(agentId: string, options: HistoryOptions): HistoryOptions {
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined && (!Number.isInteger(value) || (value as number) < 1)) {
+      throw new TollgateError(
+        'INVALID_AGENT',
+        `Agent "${agentId}": history.${name} must be a whole number of at least 1, not ${String(value)}.`,
+      );
+    }
+  }
+  return options;
 }

@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  ContinueAsNew,
   isCancellation,
   patched,
   workflowInfo,
@@ -17,8 +18,10 @@ import type {
   RunInput,
   RunResult,
   ThreadRef,
+  ToolNaming,
 } from '../common/run-types.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
+import { checkStepFits, continueIfLong, restoreRun } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
@@ -36,28 +39,40 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   installHandlers(state);
   reportToParent(state, input);
   state.messages.push(...input.messages);
-  state.emit('start', {
-    agentId: input.agentId,
-    ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
-    ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
-  });
+  const continued = input.continued;
+  // An execution after a continue-as-new goes on with the log and the state it was handed.
+  if (continued) restoreRun(state, continued);
+  else {
+    state.emit('start', {
+      agentId: input.agentId,
+      ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
+      ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
+    });
+  }
   try {
-    const manifest = await describeAgent(input.agentId, toolNamingOfNewRun());
-    state.autoResume = manifest.autoResume ?? false;
+    const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
+    const manifest = await describeAgent(input.agentId, toolNaming);
+    if (!continued) state.autoResume = manifest.autoResume ?? false;
     const thread = threadOf(input);
-    const recalled = thread ? await loadThread(thread, manifest.lastMessages ?? 40) : [];
-    state.messages.splice(0, 0, ...recalled);
-    const result = await runSteps(state, input, manifest);
+    let recalled = continued?.recalled ?? 0;
+    if (thread && !continued) {
+      const messages = await loadThread(thread, manifest.lastMessages ?? 40);
+      state.messages.splice(0, 0, ...messages);
+      recalled = messages.length;
+    }
+    const result = await runSteps(state, input, manifest, { recalled, toolNaming });
     if (thread) {
       await appendThread(thread, {
         runId: state.runId,
-        messages: state.messages.slice(recalled.length),
+        messages: state.messages.slice(recalled),
       });
     }
     close(state, result.finishReason, 'completed');
     await handlersFinished();
     return result;
   } catch (error) {
+    // Continuing as new is no failure: the next execution goes on with the same log.
+    if (error instanceof ContinueAsNew) throw error;
     await CancellationScope.nonCancellable(async () => fail(state, error));
     throw error instanceof ActivityFailure ? asRunFailure(error) : error;
   }
@@ -87,8 +102,9 @@ async function runSteps(
   state: RunState,
   input: RunInput,
   manifest: AgentManifest,
+  carry: { recalled: number; toolNaming: ToolNaming },
 ): Promise<RunResult> {
-  const maxSteps = input.maxSteps ?? manifest.maxSteps;
+  const maxSteps = input.continued?.maxSteps ?? input.maxSteps ?? manifest.maxSteps;
   const gateContext = {
     runId: state.runId,
     policyRunId: input.parent?.rootRunId ?? state.runId,
@@ -98,10 +114,11 @@ async function runSteps(
   };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.
-  let knownToWorker = 0;
+  // After a continue-as-new the worker may hold the conversation; on a miss it reads it back.
+  let knownToWorker = input.continued?.knownToWorker ?? 0;
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
-  let step = 0;
+  let step = input.continued?.step ?? 0;
   while (step < maxSteps) {
     step++;
     state.emit('step-start', { step });
@@ -109,7 +126,7 @@ async function runSteps(
       runId: state.runId,
       agentId: input.agentId,
       step,
-      chunkOffset: state.chunks.length,
+      chunkOffset: state.nextOffset,
       conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
       ...namingOf(manifest),
     });
@@ -122,9 +139,13 @@ async function runSteps(
     state.addUsage(last.usage);
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (calls.length === 0) break;
+    checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
     const results = await runToolCalls({ state, manifest, input }, calls, gated);
     state.messages.push({ role: 'tool', content: results as never });
+    if (step < maxSteps) {
+      await continueIfLong({ state, input, manifest, step, maxSteps, knownToWorker, ...carry });
+    }
   }
   return {
     finishReason: last?.finishReason ?? 'stop',
@@ -159,7 +180,8 @@ function fail(state: RunState, error: unknown): void {
   for (const call of state.pendingToolCalls()) {
     state.emit('tool-error', { ...refOf(call), error: moot });
   }
-  state.emit('error', { error: message });
+  const code = error instanceof ApplicationFailure && TollgateError.codeOfFailureType(error.type);
+  state.emit('error', { error: message, ...(code ? { code } : {}) });
   close(state, 'error', cancelled ? 'cancelled' : 'failed');
 }
 

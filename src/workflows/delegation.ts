@@ -100,11 +100,12 @@ export function reportToParent(state: RunState, input: RunInput): void {
   const parent = input.parent;
   if (!parent) return;
   const handle = getExternalWorkflowHandle(parent.runId);
-  let version = 0;
+  // Versions go on across continue-as-new: the parent ignores reports older than its last.
+  state.parentReports = input.continued?.parentReports ?? 0;
   state.onWaitingChanged = ({ idle, waiting }) => {
     const status: ChildStatus = {
       toolCallId: parent.toolCallId,
-      version: ++version,
+      version: ++state.parentReports,
       idle,
       waiting: waiting.map((call) => (call.path ? call : { ...call, path: [state.agentId] })),
     };

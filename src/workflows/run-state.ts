@@ -58,6 +58,15 @@ export class RunState {
   closed = false;
   /** The agent's default for auto-resume, known once its manifest is read. */
   autoResume = false;
+  /**
+   * Offset of `chunks[0]` in the run's log: 0 in a run's first execution, the offset where the
+   * previous one ended after a continue-as-new. Offsets clients hold are offsets in the whole log.
+   */
+  chunkBase = 0;
+  /** Temporal run id of the execution before this one, which answers for offsets below the base. */
+  previousExecution: string | undefined;
+  /** Reports a sub-agent's run has sent its parent, over all its executions. */
+  parentReports = 0;
   /** Called whenever what the run waits on changes; a sub-agent's run reports to its parent. */
   onWaitingChanged: ((status: { idle: boolean; waiting: PendingToolCall[] }) => void) | undefined;
   private readonly children = new Map<string, ChildRun>();
@@ -79,7 +88,7 @@ export class RunState {
    * chunk), so a query answer stays well under gRPC's message limit.
    */
   slice(offset: number, limit: number, maxBytes = 1_000_000): ChunkSlice {
-    const start = Math.max(0, Math.min(offset, this.chunks.length));
+    const start = Math.max(0, Math.min(offset - this.chunkBase, this.chunks.length));
     let end = start;
     let bytes = 0;
     while (end < this.chunks.length && end - start < limit && (end === start || bytes < maxBytes)) {
@@ -88,10 +97,20 @@ export class RunState {
     }
     return {
       chunks: this.chunks.slice(start, end),
-      offset: start,
-      total: this.chunks.length,
+      offset: this.chunkBase + start,
+      total: this.nextOffset,
       closed: this.closed,
+      // Only executions after a continue-as-new say where their part of the log begins.
+      ...(this.chunkBase > 0 ? { base: this.chunkBase } : {}),
+      ...(this.previousExecution !== undefined && offset < this.chunkBase
+        ? { previousExecution: this.previousExecution }
+        : {}),
     };
+  }
+
+  /** Offset the next chunk of the run's log gets. */
+  get nextOffset(): number {
+    return this.chunkBase + this.chunks.length;
   }
 
   addUsage(usage: Usage): void {
@@ -187,7 +206,7 @@ export class RunState {
       toolCallId: call.toolCallId,
       toolName: call.toolName,
       decision: verb[decision.kind],
-      offset: this.chunks.length,
+      offset: this.nextOffset,
     };
   }
 
@@ -197,7 +216,7 @@ export class RunState {
     decision: Decision,
     channel: DecisionChannel,
   ): AppliedDecision {
-    const offset = this.chunks.length;
+    const offset = this.nextOffset;
     const at = new Date(Date.now()).toISOString();
     call.approvals = [...(call.approvals ?? []), { id: decision.decidedBy!.id, at }];
     this.audit.add({

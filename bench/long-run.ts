@@ -1,0 +1,151 @@
+/**
+ * Long runs (issue 13, finding 3): one run of `--steps` model steps (a scripted model calling a
+ * tool at every step but the last) on a fresh dev server with Temporal's default limits, which
+ * terminate a run at 51,200 events (≈4,260 steps before runs continued as new). Prints the time,
+ * the executions the run took, the events and bytes of each, and checks that the stream read
+ * back from offset 0 holds every step once, with continuous offsets.
+ * Run with `npm run bench:long-run -- --steps 6000`.
+ */
+import './quiet-runtime.js';
+import { loadavg } from 'node:os';
+import proto from '@temporalio/proto';
+import { z } from 'zod';
+import { Agent, createTool } from '../src/index.js';
+import type { RunInput } from '../src/common/run-types.js';
+import { scriptedModel } from '../src/testing/scripted-model.js';
+import { loopPicker, loopPrompt } from './bench-model.js';
+import { environmentFacts, startEnvironment } from './environment.js';
+import { parseIntOptions } from './support/args.js';
+import { expectThat, progress } from './stats.js';
+
+const AGENT_ID = 'bench-long-run';
+
+const options = parseIntOptions('long-run', process.argv.slice(2), {
+  steps: { default: 6000, min: 2, max: 1_000_000, help: 'model steps of the run' },
+  'events-limit': {
+    default: 0,
+    min: 0,
+    max: 51_200,
+    help: "the server's limit.historyCount.error (0: Temporal's default, 51,200); it suggests continue-as-new at a quarter of it",
+  },
+});
+const eventsLimit = options['events-limit'];
+
+function longAgent(): Agent {
+  const tick = createTool({
+    id: 'tick',
+    description: 'Counts a step.',
+    inputSchema: z.object({ step: z.number() }),
+    execute: (input: { step: number }) => input.step,
+  });
+  return new Agent({
+    id: AGENT_ID,
+    model: scriptedModel(loopPicker({ toolName: 'tick' }), AGENT_ID),
+    tools: { tick },
+  });
+}
+
+interface ExecutionFacts {
+  runId: string;
+  events: number;
+  bytes: number;
+  firstStep: number;
+}
+
+async function main(): Promise<void> {
+  progress('starting the Temporal dev server and a Tollgate worker');
+  const env = await startEnvironment(
+    [longAgent()],
+    eventsLimit > 0
+      ? {
+          'limit.historyCount.error': eventsLimit,
+          'limit.historyCount.warn': Math.floor(eventsLimit / 2),
+          'limit.historyCount.suggestContinueAsNew': Math.floor(eventsLimit / 4),
+        }
+      : undefined,
+  );
+  try {
+    const facts = await environmentFacts(env.cliPath);
+    const agent = env.tollgate.getAgent(AGENT_ID);
+    progress(`one run of ${options.steps} steps`);
+    const started = Date.now();
+    const output = await agent.generate(loopPrompt(options.steps), { maxSteps: options.steps });
+    const seconds = (Date.now() - started) / 1000;
+    expectThat(
+      output.finishReason === 'stop',
+      `run ${output.runId} finished with ${output.finishReason} ${output.error ?? ''}`,
+    );
+    expectThat(output.steps.length === options.steps, `run had ${output.steps.length} steps`);
+
+    progress('reading every execution of the run, newest first');
+    const client = await env.tollgate.client();
+    const executions: ExecutionFacts[] = [];
+    let runId: string | undefined = (await client.workflow.getHandle(output.runId).describe())
+      .runId;
+    while (runId) {
+      const history: proto.temporal.api.history.v1.IHistory = await client.workflow
+        .getHandle(output.runId, runId)
+        .fetchHistory();
+      const first: proto.temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes =
+        history.events![0]!.workflowExecutionStartedEventAttributes!;
+      const input = JSON.parse(
+        new TextDecoder().decode(first.input!.payloads![0]!.data!),
+      ) as RunInput;
+      executions.unshift({
+        runId,
+        events: history.events!.length,
+        bytes: historyBytes(history),
+        firstStep: (input.continued?.step ?? 0) + 1,
+      });
+      runId = first.continuedExecutionRunId || undefined;
+    }
+
+    progress('reading the stream back from offset 0 across every execution');
+    const observed = await agent.observe({ runId: output.runId, offset: 0 });
+    let offset = 0;
+    let steps = 0;
+    for await (const chunk of observed.fullStream) {
+      offset++;
+      if (chunk.type === 'step-start') {
+        steps++;
+        expectThat(
+          chunk.payload.step === steps,
+          `step ${chunk.payload.step} came after ${steps - 1}`,
+        );
+      }
+    }
+    expectThat(steps === options.steps, `the stream read back holds ${steps} steps`);
+    expectThat((await observed.nextOffset) === offset, 'the read-back offsets are not continuous');
+
+    const events = executions.map((e) => e.events);
+    console.log(
+      [
+        'Tollgate: one long run, continuing as new',
+        ...facts.map((fact) => `environment: ${fact}`),
+        `server: limit.historyCount.error ${eventsLimit || '51,200 (default)'}; load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+        `run of ${options.steps} steps completed in ${seconds.toFixed(1)} s (${((seconds * 1000) / options.steps).toFixed(1)} ms/step), ${executions.length} executions`,
+        `events per execution: min ${Math.min(...events)}, max ${Math.max(...events)}, total ${events.reduce((a, b) => a + b, 0)} (one execution may hold ${eventsLimit || 51_200})`,
+        `bytes per execution: max ${Math.max(...executions.map((e) => e.bytes))}`,
+        `steps per execution: ${executions
+          .map((e, i) => (executions[i + 1]?.firstStep ?? options.steps + 1) - e.firstStep)
+          .join(', ')}`,
+        `stream read back from offset 0: ${offset} chunks, ${steps} steps, each once, offsets continuous`,
+      ].join('\n'),
+    );
+  } finally {
+    progress('shutting down');
+    await env.close();
+  }
+}
+
+/** Bytes of the execution's history as the server stores it (protobuf). */
+function historyBytes(history: proto.temporal.api.history.v1.IHistory): number {
+  return proto.temporal.api.history.v1.History.encode(history).finish().length;
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
