@@ -43,6 +43,8 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_TIMED_OUT',
   'RUN_CANCELLED',
   'RUN_FAILED',
+  // The chat UI bridge (src/server/chat): an approval id that names no call of the chat.
+  'INVALID_APPROVAL_ID',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

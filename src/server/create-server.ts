@@ -21,6 +21,7 @@ import { health } from './health.js';
 import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
 import { serveInboxSdk } from './inbox-sdk.js';
 import { registerAgentRoutes } from './routes-agents.js';
+import { registerChatRoutes } from './chat/chat-handler.js';
 import { approvalsQuery } from './schemas.js';
 import { readQuery } from './validation.js';
 
@@ -111,6 +112,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(body);
   });
   registerAgentRoutes(app, tollgate, log);
+  registerChatRoutes(app, tollgate, log);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );
