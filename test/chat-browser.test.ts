@@ -34,6 +34,8 @@ const byPrompt: TurnPicker = (prompt) => {
   if (outputs) return { text: `Result: ${outputsText(outputs)}` };
   const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
   if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'deleteRecord', args: { id } }] };
+  const job = /slow ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
+  if (job) return { text: 'Working.', toolCalls: [{ toolName: 'slowJob', args: { id: job } }] };
   return { text: 'Hello there.' };
 };
 
@@ -46,10 +48,17 @@ async function ensureChromium(): Promise<void> {
 
 describe('a useChat page on a Tollgate agent, in a browser', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
+  // An ungated tool that works until the test lets it finish.
+  let finishJob = () => {};
+  const jobDone = () => new Promise<void>((done) => (finishJob = done));
+  let jobGate = jobDone();
+  const slowJob = recordingTool('slow-job', {
+    result: (input) => jobGate.then(() => ({ finished: input.id })),
+  });
   const agent = new Agent({
     id: AGENT,
     model: scriptedModel(byPrompt),
-    tools: { deleteRecord: deleteRecord.tool },
+    tools: { deleteRecord: deleteRecord.tool, slowJob: slowJob.tool },
   });
   const pageErrors: string[] = [];
   let tollgate: Tollgate;
@@ -165,6 +174,28 @@ describe('a useChat page on a Tollgate agent, in a browser', () => {
     await tool(page, 'output-available').waitFor({ timeout: UI_WAIT_MS });
     expect(await page.locator('.text', { hasText: 'Result:' }).count()).toBe(1);
     expect(executionsOf('rec-b')).toHaveLength(1);
+  });
+
+  it('a reload while the run works replays it and follows it live to the end', async () => {
+    const chat = uniqueId('chat');
+    const page = await openChat(chat);
+    await say(page, 'please slow job-1');
+    await tool(page, 'input-available').waitFor({ timeout: UI_WAIT_MS });
+    // Visibility lists the new run within a moment; the reload must find it working.
+    await new Promise((wait) => setTimeout(wait, 1500));
+
+    await page.reload();
+    await tool(page, 'input-available').waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator('.message.user .text').textContent()).toBe('please slow job-1');
+    await page.locator('#status', { hasText: 'streaming' }).waitFor({ timeout: UI_WAIT_MS });
+
+    finishJob();
+    await page.locator('.text', { hasText: 'Result:' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(await page.locator('.output').textContent()).toBe('{"finished":"job-1"}');
+    expect(await page.locator('.message.assistant').count()).toBe(1);
+    expect(await page.locator('.text', { hasText: 'Working.' }).count()).toBe(1);
+    expect(slowJob.executions).toHaveLength(1);
+    jobGate = jobDone();
   });
 
   it('Deny shows tool-output-denied and the tool never runs', async () => {

@@ -37,6 +37,8 @@ function Chat({ initialMessages }) {
   const { messages, sendMessage, addToolApprovalResponse, status, error } = useChat({
     id: chatId,
     messages: initialMessages,
+    // A run that was working when the page loaded is replayed and followed.
+    resume: true,
     transport: new DefaultChatTransport({ api, headers }),
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });

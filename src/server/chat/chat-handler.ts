@@ -8,7 +8,10 @@ import type { ServerEnv } from '../auth.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { ChatSession, type ChatCaller } from './chat-session.js';
 
-/** POST: the chat's `useChat` requests. GET `/:chatId`: the chat's messages. Under `/api/agents/:agentId`. */
+/**
+ * Under `/api/agents/:agentId`. POST: `useChat`'s requests. GET `/chat/:chatId`: the chat's
+ * messages. GET `/chat/:chatId/stream`: the working run replayed and followed (`resume: true`).
+ */
 export const CHAT_ROUTE = '/chat';
 
 /** The JSON answer of GET `/api/agents/:agentId/chat/:chatId`. */
@@ -44,7 +47,9 @@ const postSchema = z.looseObject({
  * A `Request → Response` handler speaking the AI SDK UI message stream protocol for one agent,
  * for Next.js route handlers and any fetch-style server. POST takes `useChat`'s requests (a user
  * message starts a run; approval responses and tool outputs become decisions); GET with
- * `?chatId=` answers the chat's messages as `{ messages }` for `useChat({ messages })`.
+ * `?chatId=` answers the chat's messages as `{ messages }` for `useChat({ messages })`; GET
+ * `<path>/<chatId>/stream` replays and follows a run that is working (204 when none is): the
+ * URL `useChat({ resume: true })` asks.
  */
 export function chatHandler(
   tollgate: Tollgate,
@@ -59,9 +64,12 @@ export function chatHandler(
         return await postChat(tollgate, options.agentId, caller, await request.text(), log);
       }
       if (request.method === 'GET') {
-        const chatId = new URL(request.url).searchParams.get('chatId');
+        const url = new URL(request.url);
+        const resume = RESUME_PATH.exec(url.pathname);
+        const chatId = resume ? decodeURIComponent(resume[1]!) : url.searchParams.get('chatId');
         if (!chatId) throw new HttpError(400, 'BAD_REQUEST', 'Name the chat: GET ?chatId=<id>.');
         const session = new ChatSession(tollgate, options.agentId, chatId, caller);
+        if (resume) return resumeResponse(await session.resume(), log);
         const body: ChatMessagesResponse = { messages: await session.messages() };
         return Response.json(body);
       }
@@ -104,6 +112,26 @@ export function registerChatRoutes(
     const body: ChatMessagesResponse = { messages: await session.messages() };
     return c.json(body);
   });
+  app.get(`${base}/:chatId/stream`, async (c) => {
+    const session = new ChatSession(
+      tollgate,
+      c.req.param('agentId')!,
+      c.req.param('chatId')!,
+      callerOf(c),
+    );
+    return resumeResponse(await session.resume(), log);
+  });
+}
+
+/** useChat's `resume: true` asks `<api>/<chatId>/stream`; 204 when no run is working. */
+const RESUME_PATH = /\/([^/]+)\/stream$/;
+
+function resumeResponse(
+  chunks: AsyncIterable<UIMessageChunk> | undefined,
+  log: ErrorLogger,
+): Response {
+  if (!chunks) return new Response(null, { status: 204 });
+  return createUIMessageStreamResponse({ stream: readableOf(safely(chunks, log)) });
 }
 
 async function postChat(

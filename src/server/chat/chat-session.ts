@@ -1,11 +1,11 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AgentClient } from '../../client/agent-client.js';
 import type { AgentStream } from '../../client/agent-stream.js';
-import type { ChunkSlice } from '../../common/chunks.js';
+import type { Chunk, ChunkSlice } from '../../common/chunks.js';
 import { TollgateError } from '../../common/errors.js';
 import type { JsonValue } from '../../common/json.js';
-import type { DecidedBy } from '../../common/run-types.js';
+import type { DecidedBy, PendingToolCall } from '../../common/run-types.js';
 import {
   requireAction,
   requireAgent,
@@ -17,6 +17,7 @@ import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../../common/wire.js
 import type { Tollgate } from '../../runtime.js';
 import { notIssued } from './approval-id.js';
 import { answersIn, type ChatAnswer } from './chat-answers.js';
+import { conversationOf, declinedIn, openRunOf, replayOf, withRunMessages } from './chat-runs.js';
 import { UiChunkTranslator } from './ui-chunks.js';
 import { uiMessagesOf } from './ui-history.js';
 
@@ -64,7 +65,7 @@ export class ChatSession {
     const stream = await this.agent.stream(text, {
       memory: { thread: this.chatId, resource: this.resource },
     });
-    return uiChunks([stream], { messageId: stream.runId });
+    return uiChunks([sourceOf(stream)], { messageId: stream.runId });
   }
 
   /**
@@ -88,35 +89,63 @@ export class ChatSession {
       streams.push(await this.apply(answer));
       if (answer.kind === 'decline') declined.add(answer.toolCallId);
     }
-    return uiChunks(await this.continuations(streams), { declined });
+    return uiChunks((await this.continuations(streams)).map(sourceOf), { declined });
   }
 
-  /** The chat's messages: the thread's, or the conversation of the run that waits in it. */
+  /**
+   * The chat's messages: the thread's, followed by the open run's own (running or waiting), its
+   * waiting calls as approval requests or suspend parts, its declined calls as denied.
+   */
   async messages(): Promise<UIMessage[]> {
     this.allow('read');
+    return (await this.history()).messages;
+  }
+
+  /**
+   * The open run's chunks from its start, for a page that reloaded while the run was working:
+   * they rebuild the run's assistant message (same id as `messages()` gives it) and continue
+   * live. Undefined when no run works: nothing to resume (a waiting call is in `messages()`).
+   */
+  async resume(): Promise<AsyncIterable<UIMessageChunk> | undefined> {
+    this.allow('read');
+    const { run, messages } = await this.history();
+    if (!run || run.calls.length > 0) return undefined;
+    const last = messages.at(-1);
+    const messageId = last?.role === 'assistant' ? last.id : `${this.chatId}-${messages.length}`;
+    const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId) };
+    return uiChunks([source], { messageId, declined: run.declined });
+  }
+
+  private async history(): Promise<{
+    messages: UIMessage[];
+    run?: { runId: string; calls: PendingToolCall[]; declined: Set<string> };
+  }> {
     const client = await this.tollgate.client();
-    const { runs } = await this.agent.listSuspendedRuns({
+    const thread = await this.threadMessages(client);
+    const runId = await openRunOf(client, {
+      agentId: this.agentId,
       threadId: this.chatId,
       resourceId: this.resource,
-      perPage: 1,
     });
-    const run = runs[0];
-    if (run) {
-      const conversation = await client.workflow
-        .getHandle(run.runId)
-        .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, {
-          upTo: Number.MAX_SAFE_INTEGER,
-        });
-      return uiMessagesOf(this.chatId, conversation, { runId: run.runId, calls: run.toolCalls });
-    }
+    if (runId === undefined) return { messages: uiMessagesOf(this.chatId, thread) };
+    const [conversation, calls, declined] = await Promise.all([
+      conversationOf(client, runId),
+      this.agent.pendingToolCalls(runId),
+      declinedIn(this.agent, runId),
+    ]);
+    const run = { runId, calls, declined };
+    const all = withRunMessages(thread, conversation);
+    return { messages: uiMessagesOf(this.chatId, all, run), run };
+  }
+
+  private async threadMessages(client: Client): Promise<JsonValue[]> {
     const threadId = threadWorkflowId(this.agentId, this.resource, this.chatId);
     try {
-      const messages = await client.workflow
+      return await client.workflow
         .getHandle(threadId)
         .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, {
           last: HISTORY_MESSAGES,
         });
-      return uiMessagesOf(this.chatId, messages);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return [];
       throw error;
@@ -207,9 +236,11 @@ export class ChatSession {
   }
 }
 
+const sourceOf = (stream: AgentStream) => ({ runId: stream.runId, chunks: stream.fullStream });
+
 /** The UI message chunks of one response: `start`, each stream's chunks, and nothing after. */
 async function* uiChunks(
-  streams: AgentStream[],
+  sources: Array<{ runId: string; chunks: AsyncIterable<Chunk> }>,
   options: { messageId?: string; declined?: ReadonlySet<string> },
 ): AsyncIterable<UIMessageChunk> {
   yield options.messageId !== undefined
@@ -217,9 +248,9 @@ async function* uiChunks(
     : { type: 'start' };
   // One response is one assistant message: only the last run's `finish` ends it.
   let finish: UIMessageChunk | undefined;
-  for (const stream of streams) {
-    const translator = new UiChunkTranslator(stream.runId, options.declined);
-    for await (const chunk of stream.fullStream) {
+  for (const source of sources) {
+    const translator = new UiChunkTranslator(source.runId, options.declined);
+    for await (const chunk of source.chunks) {
       for (const ui of translator.translate(chunk)) {
         if (ui.type === 'finish') finish = ui;
         else yield ui;

@@ -20,14 +20,14 @@ interface ModelPart {
 /**
  * Rebuilds a chat's UI messages from its model messages (a thread's, or a waiting run's
  * conversation): user text, assistant text and tool parts, one `step-start` per model step, tool
- * results as outputs. Calls in `pending` show as they wait: `approval-requested` with their
+ * results as outputs. The open `run`'s declined calls show as denied; its waiting calls show as they wait: `approval-requested` with their
  * approval id, or a `data-tollgate-suspend` part for a call parked by `suspend()`.
  * Ids are `<chatId>-<n>`: the same conversation always gives the same ids.
  */
 export function uiMessagesOf(
   chatId: string,
   messages: JsonValue[],
-  waiting?: { runId: string; calls: PendingToolCall[] },
+  run?: { runId: string; calls: PendingToolCall[]; declined?: ReadonlySet<string> },
 ): UIMessage[] {
   const out: UIMessage[] = [];
   const tools = new Map<string, ToolPart>();
@@ -77,8 +77,17 @@ export function uiMessagesOf(
       }
     }
   }
-  for (const call of waiting?.calls ?? []) {
-    markWaiting(tools.get(call.toolCallId), waiting!.runId, call, assistant());
+  for (const toolCallId of run?.declined ?? []) {
+    const tool = tools.get(toolCallId);
+    if (tool)
+      Object.assign(tool, {
+        state: 'output-denied',
+        output: undefined,
+        approval: { id: toolCallId, approved: false },
+      });
+  }
+  for (const call of run?.calls ?? []) {
+    markWaiting(tools.get(call.toolCallId), run!.runId, call, assistant());
   }
   return out;
 }
