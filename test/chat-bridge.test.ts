@@ -1,23 +1,38 @@
 /**
- * The chat route's refusals: forged or stale approval ids, answers outside the token's scope.
- * Each gets a typed error and changes nothing (no history event, the tool never runs).
+ * The chat route over HTTP: forged or stale approval ids and answers outside the token's scope
+ * get a typed error and change nothing (no history event, the tool never runs); a call parked
+ * by suspend() is answered with a tool output.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { UIMessage } from 'ai';
 import type { Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import { gatedTestAgent, hostAgents, uniqueId } from './support/harness.js';
+import {
+  askUserTool,
+  gatedTestAgent,
+  hostAgents,
+  lastToolOutputs,
+  outputsText,
+  testAgent,
+  uniqueId,
+} from './support/harness.js';
 
 const TOKEN = 'bridge-alice-token-0123456789';
 const READER = 'bridge-reader-token-0123456789';
 
-describe('the chat route refuses answers that name no waiting call of the chat', () => {
+describe('the chat route: approval ids, refusals that write nothing, suspended calls', () => {
   const { agent, executions } = gatedTestAgent('chat-bridge-agent');
+  const { agent: askAgent } = testAgent('chat-ask-agent', [askUserTool()], (prompt) => {
+    const outputs = lastToolOutputs(prompt);
+    return outputs
+      ? { text: `Answer: ${outputsText(outputs)}` }
+      : { toolCalls: [{ toolName: 'ask-user', args: {} }] };
+  });
   let tollgate: Tollgate;
   let server: ListeningServer;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent], 'chat-bridge');
+    tollgate = await hostAgents([agent, askAgent], 'chat-bridge');
     server = await createTollgateServer({
       tollgate,
       auth: {
@@ -34,8 +49,8 @@ describe('the chat route refuses answers that name no waiting call of the chat',
   });
 
   const url = `/api/agents/chat-bridge-agent/chat`;
-  const post = (body: unknown, token = TOKEN) =>
-    fetch(server.url + url, {
+  const post = (body: unknown, token = TOKEN, path = url) =>
+    fetch(server.url + path, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
@@ -138,4 +153,68 @@ describe('the chat route refuses answers that name no waiting call of the chat',
     expect(await historyLength(runId)).toBe(before);
     expect(executions).toHaveLength(ran);
   });
+
+  it('a call parked by suspend() is a data part; the tool output the user gives resumes it', async () => {
+    const chat = uniqueId('chat');
+    const askUrl = '/api/agents/chat-ask-agent/chat';
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'hi' }] };
+    const first = await post({ id: chat, messages: [user] }, TOKEN, askUrl);
+    const chunks = sseChunks(await first.text());
+    const suspend = chunks.find((c) => c.type === 'data-tollgate-suspend') as unknown as {
+      data: { runId: string; toolCallId: string; suspendPayload: unknown };
+    };
+    expect(suspend.data.suspendPayload).toEqual({ question: 'Why?' });
+    expect(chunks.at(-1)).toEqual({ type: 'finish', finishReason: 'tool-calls' });
+
+    const page = await fetch(`${server.url}${askUrl}/${chat}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const { messages } = (await page.json()) as { messages: UIMessage[] };
+    const answer = (output: unknown): UIMessage[] =>
+      messages.map((m) => ({
+        ...m,
+        parts: m.parts.map((p) =>
+          'toolCallId' in p && p.toolCallId === suspend.data.toolCallId
+            ? { ...p, state: 'output-available', output }
+            : p,
+        ),
+      })) as UIMessage[];
+    expect(messages.at(-1)!.parts.map((p) => p.type)).toEqual([
+      'step-start',
+      'tool-ask-user',
+      'data-tollgate-suspend',
+    ]);
+
+    // Resume data that does not fit resumeSchema is refused by the run; it still waits.
+    const bad = await post({ id: chat, messages: answer({ answer: 5 }) }, TOKEN, askUrl);
+    expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code]).toEqual([
+      422,
+      'INVALID_RESUME_DATA',
+    ]);
+
+    const resumed = await post(
+      { id: chat, messages: answer({ answer: 'Because' }) },
+      TOKEN,
+      askUrl,
+    );
+    const rest = sseChunks(await resumed.text());
+    expect(rest).toContainEqual({
+      type: 'tool-output-available',
+      toolCallId: suspend.data.toolCallId,
+      output: { answer: 'Because' },
+    });
+    expect(rest).toContainEqual(
+      expect.objectContaining({ type: 'text-delta', delta: 'Answer: {"answer":"Because"}' }),
+    );
+    expect(rest.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+  });
 });
+
+/** The UI message chunks of an SSE body, without the final `[DONE]`. */
+function sseChunks(text: string): Array<{ type: string } & Record<string, unknown>> {
+  return text
+    .split('\n\n')
+    .map((event) => event.replace(/^data: /, '').trim())
+    .filter((data) => data !== '' && data !== '[DONE]')
+    .map((data) => JSON.parse(data) as { type: string });
+}
