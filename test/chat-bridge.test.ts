@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { UIMessage } from 'ai';
 import type { Tollgate } from '../src/index.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import { chatHandler, createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import {
   askUserTool,
+  eventually,
   gatedTestAgent,
   hostAgents,
   lastToolOutputs,
@@ -207,6 +208,77 @@ describe('the chat route: approval ids, refusals that write nothing, suspended c
       expect.objectContaining({ type: 'text-delta', delta: 'Answer: {"answer":"Because"}' }),
     );
     expect(rest.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+  });
+
+  it('chatHandler serves the same chat as a Request → Response handler, with the identity it is given', async () => {
+    const handler = chatHandler(tollgate, {
+      agentId: 'chat-bridge-agent',
+      identify: (request) => {
+        const user = request.headers.get('x-user');
+        return user ? { identity: { id: user }, resource: `tenant-${user}` } : undefined;
+      },
+    });
+    const chat = uniqueId('chat');
+    const request = (init: RequestInit & { path?: string }, user?: string) =>
+      handler(
+        new Request(`http://app.test/api/chat${init.path ?? ''}`, {
+          ...init,
+          headers: { 'content-type': 'application/json', ...(user ? { 'x-user': user } : {}) },
+        }),
+      );
+    const user: UIMessage = { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'delete' }] };
+    const body = JSON.stringify({ id: chat, messages: [user] });
+    expect((await request({ method: 'POST', body })).status).toBe(401);
+
+    const started = await request({ method: 'POST', body }, 'bob');
+    expect(started.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    const chunks = sseChunks(await started.text());
+    const approval = chunks.find((c) => c.type === 'tool-approval-request') as unknown as {
+      approvalId: string;
+    };
+    const [runId] = approval.approvalId
+      .split('.')
+      .map((p) => Buffer.from(p, 'base64url').toString());
+    // The run is labelled with bob's resource (visibility may take a moment to show it).
+    await eventually(async () => {
+      const run = await tollgate.getAgent('chat-bridge-agent').listSuspendedRuns({
+        threadId: chat,
+        resourceId: 'tenant-bob',
+      });
+      expect(run.runs.map((r) => r.runId)).toEqual([runId]);
+    });
+
+    const listed = await request({ method: 'GET', path: `?chatId=${chat}` }, 'bob');
+    const { messages } = (await listed.json()) as { messages: UIMessage[] };
+    expect(approvalIdIn(messages)).toBe(approval.approvalId);
+    // Another user's chat of the same id is another thread: empty, and bob's call is not theirs.
+    const other = await request({ method: 'GET', path: `?chatId=${chat}` }, 'eve');
+    expect(((await other.json()) as { messages: UIMessage[] }).messages).toEqual([]);
+    const stolen = await request(
+      {
+        method: 'POST',
+        body: JSON.stringify({ id: chat, messages: answered(messages, approval.approvalId) }),
+      },
+      'eve',
+    );
+    expect(stolen.status).toBe(422);
+    // Nothing works on bob's chat: the resume URL answers 204.
+    expect((await request({ method: 'GET', path: `/${chat}/stream` }, 'bob')).status).toBe(204);
+
+    const approved = await request(
+      {
+        method: 'POST',
+        body: JSON.stringify({ id: chat, messages: answered(messages, approval.approvalId) }),
+      },
+      'bob',
+    );
+    const rest = sseChunks(await approved.text());
+    expect(rest.map((c) => c.type)).toContain('tool-output-available');
+    const audit = await tollgate.getAgent('chat-bridge-agent').getAuditTrail(runId!);
+    expect(audit.find((e) => e.type === 'decision')).toMatchObject({
+      decision: 'approved',
+      decidedBy: { id: 'bob' },
+    });
   });
 });
 
