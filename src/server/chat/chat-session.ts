@@ -197,8 +197,10 @@ export class ChatSession {
         start.payload.threadId === this.chatId &&
         start.payload.resourceId === this.resource
       );
-    } catch {
-      return false;
+    } catch (error) {
+      // An id no run has is as foreign as another chat's; an outage is not a refusal.
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
     }
   }
 
