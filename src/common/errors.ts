@@ -56,6 +56,8 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_FAILED',
   // Long runs (issue 13.3): a step that cannot fit in one Temporal history.
   'RUN_HISTORY_TOO_LARGE',
+  // The chat UI bridge (src/server/chat): an approval id that names no call of the chat.
+  'INVALID_APPROVAL_ID',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -27,6 +27,7 @@ import { readBody, readQuery } from './validation.js';
 import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
+import { registerChatRoutes } from './chat/chat-handler.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -126,6 +127,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     const { decisions } = await readBody(c, decisionsBody);
     return c.json(await decideBatch(tollgate, decisions, c.get('identity'), c.get('scope'), log));
   });
+  registerChatRoutes(app, tollgate, log);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );

@@ -14,3 +14,12 @@ export {
   type ServerEnv,
 } from './auth.js';
 export type { ErrorLogger } from './errors.js';
+export {
+  chatHandler,
+  registerChatRoutes,
+  CHAT_ROUTE,
+  type ChatHandlerOptions,
+  type ChatMessagesResponse,
+} from './chat/chat-handler.js';
+export type { ChatCaller } from './chat/chat-session.js';
+export { SUSPEND_DATA_PART, type SuspendPartData } from './chat/ui-chunks.js';

@@ -1,0 +1,92 @@
+import type { Client } from '@temporalio/client';
+import type { AgentClient } from '../../client/agent-client.js';
+import type { AgentStream } from '../../client/agent-stream.js';
+import type { JsonValue } from '../../common/json.js';
+import type { Chunk } from '../../common/chunks.js';
+import { QUERIES, SEARCH_ATTRIBUTES } from '../../common/wire.js';
+
+/** Where a chat's runs live: one agent's memory thread of one resource. */
+export interface ChatThread {
+  agentId: string;
+  threadId: string;
+  resourceId: string;
+}
+
+const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/**
+ * The chat's run that is still open (running or waiting), newest first, from visibility. A run
+ * started a moment ago may not be listed yet (visibility is eventually consistent).
+ */
+export async function openRunOf(client: Client, chat: ChatThread): Promise<string | undefined> {
+  const { agentId, threadId, resourceId } = SEARCH_ATTRIBUTES;
+  const query = [
+    `${agentId.name} = ${quote(chat.agentId)}`,
+    `${threadId.name} = ${quote(chat.threadId)}`,
+    `${resourceId.name} = ${quote(chat.resourceId)}`,
+    `ExecutionStatus = 'Running'`,
+    'ParentWorkflowId IS NULL',
+  ].join(' AND ');
+  let newest: { id: string; start: number } | undefined;
+  for await (const run of client.workflow.list({ query })) {
+    const start = run.startTime.getTime();
+    if (!newest || start > newest.start) newest = { id: run.workflowId, start };
+  }
+  return newest?.id;
+}
+
+/** The run's whole conversation, as its model steps see it. */
+export function conversationOf(client: Client, runId: string): Promise<JsonValue[]> {
+  return client.workflow
+    .getHandle(runId)
+    .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, {
+      upTo: Number.MAX_SAFE_INTEGER,
+    });
+}
+
+/**
+ * The thread's messages followed by a run's own: a run's conversation starts with the thread's
+ * last messages (as many as the agent reads), so the longest overlap is left out once.
+ */
+export function withRunMessages(thread: JsonValue[], conversation: JsonValue[]): JsonValue[] {
+  const key = (messages: JsonValue[]) => messages.map((m) => JSON.stringify(m));
+  const threadKeys = key(thread);
+  const runKeys = key(conversation);
+  for (let k = Math.min(thread.length, conversation.length); k > 0; k--) {
+    const tail = threadKeys.slice(thread.length - k);
+    if (tail.every((m, i) => m === runKeys[i])) return [...thread, ...conversation.slice(k)];
+  }
+  return [...thread, ...conversation];
+}
+
+/** Calls a run declined (by a decision), from its audit trail. */
+export async function declinedIn(agent: AgentClient, runId: string): Promise<Set<string>> {
+  const entries = await agent.getAuditTrail(runId);
+  return new Set(
+    entries.flatMap((e) =>
+      e.type === 'decision' && e.decision === 'declined' ? [e.toolCallId] : [],
+    ),
+  );
+}
+
+/**
+ * A run's chunks from its start, across the stretches that decisions already closed, up to a
+ * call that still waits or the run's end: what a reloaded page replays.
+ */
+export async function* replayOf(agent: AgentClient, runId: string): AsyncIterable<Chunk> {
+  let offset = 0;
+  for (;;) {
+    const stream: AgentStream = await agent.observe({ runId, offset });
+    const waitedOn: string[] = [];
+    for await (const chunk of stream.fullStream) {
+      if (chunk.type === 'tool-call-approval' || chunk.type === 'tool-call-suspended') {
+        waitedOn.push(chunk.payload.toolCallId);
+      }
+      yield chunk;
+    }
+    if ((await stream.finishReason) !== 'suspended') return;
+    const pending = await agent.pendingToolCalls(runId);
+    if (pending.some((call) => waitedOn.includes(call.toolCallId))) return;
+    offset = await stream.nextOffset;
+  }
+}

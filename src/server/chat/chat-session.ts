@@ -1,0 +1,264 @@
+import type { UIMessage, UIMessageChunk } from 'ai';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { AgentClient } from '../../client/agent-client.js';
+import type { AgentStream } from '../../client/agent-stream.js';
+import type { Chunk, ChunkSlice } from '../../common/chunks.js';
+import { TollgateError } from '../../common/errors.js';
+import type { JsonValue } from '../../common/json.js';
+import type { DecidedBy, PendingToolCall } from '../../common/run-types.js';
+import {
+  requireAction,
+  requireAgent,
+  requireResource,
+  type Scope,
+  type ScopeAction,
+} from '../../common/scope.js';
+import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../../common/wire.js';
+import type { Tollgate } from '../../runtime.js';
+import { notIssued } from './approval-id.js';
+import { answersIn, type ChatAnswer } from './chat-answers.js';
+import { conversationOf, declinedIn, openRunOf, replayOf, withRunMessages } from './chat-runs.js';
+import { UiChunkTranslator } from './ui-chunks.js';
+import { uiMessagesOf } from './ui-history.js';
+
+/** Who posts to a chat, as the server's auth established it (never the request body). */
+export interface ChatCaller {
+  /** Recorded as `decidedBy` on every decision the chat makes. */
+  identity: DecidedBy;
+  /** What the caller may do; undefined: everything. */
+  scope?: Scope;
+  /** The memory resource (tenant or user) of the caller's chats. Default: `identity.id`. */
+  resource?: string;
+}
+
+/** How many thread messages a chat page is given back, at most. */
+const HISTORY_MESSAGES = 1000;
+
+/**
+ * One chat of one caller: the memory thread `{ thread: chatId, resource }` of one agent. Every
+ * run it starts, decides or shows belongs to that thread, so a reload, a second tab or a later
+ * visit continues the same conversation.
+ */
+export class ChatSession {
+  private readonly agent: AgentClient;
+  readonly resource: string;
+
+  constructor(
+    private readonly tollgate: Tollgate,
+    private readonly agentId: string,
+    readonly chatId: string,
+    private readonly caller: ChatCaller,
+  ) {
+    this.resource = caller.resource ?? caller.identity.id;
+    this.agent = tollgate.getAgent(agentId, caller.scope ? { scope: caller.scope } : undefined);
+  }
+
+  private allow(action: ScopeAction): void {
+    requireAction(this.caller.scope, action);
+    requireAgent(this.caller.scope, this.agentId);
+    requireResource(this.caller.scope, this.resource);
+  }
+
+  /** A user message: a new run on the chat's thread. */
+  async send(text: string): Promise<AsyncIterable<UIMessageChunk>> {
+    this.allow('start');
+    const stream = await this.agent.stream(text, {
+      memory: { thread: this.chatId, resource: this.resource },
+    });
+    return uiChunks([sourceOf(stream)], { messageId: stream.runId });
+  }
+
+  /**
+   * The answers of the chat's last assistant message, as Tollgate decisions in the caller's
+   * name. Every answer is checked first (its run is one of this chat's, its call waits, the
+   * fingerprint matches): a refused answer decides nothing.
+   */
+  async answer(message: UIMessage): Promise<AsyncIterable<UIMessageChunk>> {
+    this.allow('decide');
+    const answers = answersIn(message);
+    if (answers.length === 0) {
+      throw new TollgateError(
+        'INVALID_DECISION',
+        'The last message holds no approval response or resume data; send a user message, or answer a waiting call.',
+      );
+    }
+    for (const answer of answers) await this.check(answer);
+    const streams: AgentStream[] = [];
+    const declined = new Set<string>();
+    for (const answer of answers) {
+      streams.push(await this.apply(answer));
+      if (answer.kind === 'decline') declined.add(answer.toolCallId);
+    }
+    return uiChunks((await this.continuations(streams)).map(sourceOf), { declined });
+  }
+
+  /**
+   * The chat's messages: the thread's, followed by the open run's own (running or waiting), its
+   * waiting calls as approval requests or suspend parts, its declined calls as denied.
+   */
+  async messages(): Promise<UIMessage[]> {
+    this.allow('read');
+    return (await this.history()).messages;
+  }
+
+  /**
+   * The open run's chunks from its start, for a page that reloaded while the run was working:
+   * they rebuild the run's assistant message (same id as `messages()` gives it) and continue
+   * live. Undefined when no run works: nothing to resume (a waiting call is in `messages()`).
+   */
+  async resume(): Promise<AsyncIterable<UIMessageChunk> | undefined> {
+    this.allow('read');
+    const { run, messages } = await this.history();
+    if (!run || run.calls.length > 0) return undefined;
+    const last = messages.at(-1);
+    const messageId = last?.role === 'assistant' ? last.id : `${this.chatId}-${messages.length}`;
+    const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId) };
+    return uiChunks([source], { messageId, declined: run.declined });
+  }
+
+  private async history(): Promise<{
+    messages: UIMessage[];
+    run?: { runId: string; calls: PendingToolCall[]; declined: Set<string> };
+  }> {
+    const client = await this.tollgate.client();
+    const thread = await this.threadMessages(client);
+    const runId = await openRunOf(client, {
+      agentId: this.agentId,
+      threadId: this.chatId,
+      resourceId: this.resource,
+    });
+    if (runId === undefined) return { messages: uiMessagesOf(this.chatId, thread) };
+    const [conversation, calls, declined] = await Promise.all([
+      conversationOf(client, runId),
+      this.agent.pendingToolCalls(runId),
+      declinedIn(this.agent, runId),
+    ]);
+    const run = { runId, calls, declined };
+    const all = withRunMessages(thread, conversation);
+    return { messages: uiMessagesOf(this.chatId, all, run), run };
+  }
+
+  private async threadMessages(client: Client): Promise<JsonValue[]> {
+    const threadId = threadWorkflowId(this.agentId, this.resource, this.chatId);
+    try {
+      return await client.workflow
+        .getHandle(threadId)
+        .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, {
+          last: HISTORY_MESSAGES,
+        });
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return [];
+      throw error;
+    }
+  }
+
+  private async check(answer: ChatAnswer): Promise<void> {
+    const label = answer.kind === 'resume' ? answer.toolCallId : answer.approvalId;
+    if (!(await this.ownsRun(answer.runId))) throw notIssued(label);
+    const call = (await this.agent.pendingToolCalls(answer.runId)).find(
+      (c) => c.toolCallId === answer.toolCallId,
+    );
+    if (!call) {
+      throw new TollgateError(
+        'TOOL_CALL_NOT_PENDING',
+        `Tool call ${answer.toolCallId} no longer waits for an answer; reload the chat to see what happened to it.`,
+      );
+    }
+    if (answer.kind !== 'resume' && call.fingerprint !== answer.fingerprint) {
+      throw new TollgateError(
+        'FINGERPRINT_MISMATCH',
+        `The approval id ${label} was issued for other arguments than tool call ${call.toolCallId} now has; reload the chat and answer again.`,
+      );
+    }
+    if ((answer.kind === 'resume') === call.requiresApproval) {
+      throw new TollgateError(
+        'WRONG_DECISION_KIND',
+        call.requiresApproval
+          ? `Tool call ${call.toolCallId} waits for an approval, not resume data; answer it with addToolApprovalResponse.`
+          : `Tool call ${call.toolCallId} was parked by suspend() and waits for resume data; answer it with addToolOutput.`,
+      );
+    }
+  }
+
+  /** Whether `runId` is a run of this chat's thread (read from the run's own `start` chunk). */
+  private async ownsRun(runId: string): Promise<boolean> {
+    const client = await this.tollgate.client();
+    try {
+      const slice = await client.workflow
+        .getHandle(runId)
+        .query<ChunkSlice, [{ offset: number; limit: number }]>(QUERIES.chunks, {
+          offset: 0,
+          limit: 1,
+        });
+      const start = slice.chunks[0];
+      return (
+        start?.type === 'start' &&
+        start.payload.agentId === this.agentId &&
+        start.payload.threadId === this.chatId &&
+        start.payload.resourceId === this.resource
+      );
+    } catch (error) {
+      // An id no run has is as foreign as another chat's; an outage is not a refusal.
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
+  }
+
+  private apply(answer: ChatAnswer): Promise<AgentStream> {
+    const decidedBy = this.caller.identity;
+    const { runId, toolCallId } = answer;
+    if (answer.kind === 'resume') {
+      return this.agent.resumeStream(answer.resumeData, { runId, toolCallId, decidedBy });
+    }
+    const reason = answer.reason !== undefined ? { reason: answer.reason } : {};
+    if (answer.kind === 'decline') {
+      return this.agent.declineToolCall({ runId, toolCallId, decidedBy, ...reason });
+    }
+    const { fingerprint } = answer;
+    return this.agent.approveToolCall({ runId, toolCallId, fingerprint, decidedBy, ...reason });
+  }
+
+  /**
+   * What follows the decisions, once per run: a single decision's own stream, or for several
+   * decisions of one run the run read from the first decision on (so no chunk is missed).
+   */
+  private async continuations(streams: AgentStream[]): Promise<AgentStream[]> {
+    const byRun = new Map<string, AgentStream[]>();
+    for (const stream of streams)
+      byRun.set(stream.runId, [...(byRun.get(stream.runId) ?? []), stream]);
+    const out: AgentStream[] = [];
+    for (const [runId, list] of byRun) {
+      if (list.length === 1) out.push(list[0]!);
+      else {
+        const offset = Math.min(...list.map((s) => s.startOffset));
+        out.push(await this.agent.observe({ runId, offset }));
+      }
+    }
+    return out;
+  }
+}
+
+const sourceOf = (stream: AgentStream) => ({ runId: stream.runId, chunks: stream.fullStream });
+
+/** The UI message chunks of one response: `start`, each stream's chunks, and nothing after. */
+async function* uiChunks(
+  sources: Array<{ runId: string; chunks: AsyncIterable<Chunk> }>,
+  options: { messageId?: string; declined?: ReadonlySet<string> },
+): AsyncIterable<UIMessageChunk> {
+  yield options.messageId !== undefined
+    ? { type: 'start', messageId: options.messageId }
+    : { type: 'start' };
+  // One response is one assistant message: only the last run's `finish` ends it.
+  let finish: UIMessageChunk | undefined;
+  for (const source of sources) {
+    const translator = new UiChunkTranslator(source.runId, options.declined);
+    for await (const chunk of source.chunks) {
+      for (const ui of translator.translate(chunk)) {
+        if (ui.type === 'finish') finish = ui;
+        else yield ui;
+      }
+    }
+    yield* translator.end();
+  }
+  if (finish) yield finish;
+}
