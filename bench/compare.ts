@@ -184,11 +184,16 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = machineLoad();
   const sides: SideFigures[] = [];
-  if (external) sides.push(await measureSide('external', { external }));
+  const measure = async (label: string, choice: ServerChoice) => {
+    const side = await measureSide(label, choice);
+    sides.push(side);
+    // Each server's figures as soon as they are known, without the peer's column yet.
+    for (const line of compareTable([side], undefined).slice(1)) progress(line);
+  };
+  if (external) await measure('external', { external });
   else {
-    sides.push(await measureSide('tuned', { tuned: true }));
-    if (options.defaults === 1)
-      sides.push(await measureSide('Temporal defaults', { tuned: false }));
+    await measure('tuned', { tuned: true });
+    if (options.defaults === 1) await measure('Temporal defaults', { tuned: false });
   }
   const peer = options.peer === 1 ? await measurePeer() : undefined;
   const { findTemporalCli } = await import('../src/index.js');
