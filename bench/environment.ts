@@ -14,8 +14,27 @@ import {
   type DevServer,
 } from '../src/index.js';
 
+/** The server a bench runs against: its own dev server, or one already running. */
+export interface BenchServer {
+  address: string;
+  namespace: string;
+  /** The dev server's pid, for its CPU time; -1 for an external server. */
+  pid: number;
+  /** The dynamic config it runs with, when the bench started it; undefined for an external one. */
+  dynamicConfig?: DevServer['dynamicConfig'];
+}
+
+export interface ServerChoice {
+  /** Start the dev server with the tuned dynamic config (the default) or Temporal's defaults. */
+  tuned?: boolean;
+  /** Use this running server (e.g. the PostgreSQL topology) instead of starting one. */
+  external?: { address: string; namespace: string };
+  /** Extra dynamic config values for the started dev server (e.g. a lower history limit). */
+  dynamicConfig?: Record<string, string | number | boolean>;
+}
+
 export interface BenchEnvironment {
-  server: DevServer;
+  server: BenchServer;
   tollgate: Tollgate;
   cliPath: string;
   taskQueue: string;
@@ -25,15 +44,18 @@ export interface BenchEnvironment {
 
 export async function startEnvironment(
   agents: Agent[],
-  dynamicConfig?: Record<string, string | number | boolean>,
+  choice: ServerChoice = {},
 ): Promise<BenchEnvironment> {
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-bench-'));
   const cliPath = await findTemporalCli();
-  const server = await startDevServer({
-    cliPath,
-    dbFile: join(dir, 'dev-server.db'),
-    ...(dynamicConfig ? { dynamicConfig } : {}),
-  });
+  const server: BenchServer & { stop(): Promise<void> } = choice.external
+    ? { ...choice.external, pid: -1, stop: async () => undefined }
+    : await startDevServer({
+        cliPath,
+        dbFile: join(dir, 'dev-server.db'),
+        tuned: choice.tuned !== false,
+        ...(choice.dynamicConfig ? { dynamicConfig: choice.dynamicConfig } : {}),
+      });
   const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),

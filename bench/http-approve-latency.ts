@@ -8,26 +8,27 @@
  */
 import './quiet-runtime.js';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { Chunk } from '../src/common/chunks.js';
 import { agentPath, RUN_ID_HEADER, type ApproveBody } from '../src/common/http-api.js';
 import { readSseEvents } from '../src/sdk/sse-parser.js';
 import { createTollgateServer } from '../src/server/index.js';
 import { APPROVAL_AGENT_ID, approvalAgent } from './approval-latency.js';
-import { environmentFacts, startEnvironment } from './environment.js';
+import { environmentFacts, startEnvironment, type BenchEnvironment } from './environment.js';
 import { expectThat, ms, progress, quantile } from './stats.js';
 
 const SAMPLES = 50;
 const WARMUPS = 2;
 const TOKEN = 'bench-token-0123456789abcdef';
 
-interface Sample {
+export interface HttpApproveSample {
   /** POST sent → response headers received. */
   toHeadersMs: number;
   /** POST sent → the SSE stream's last byte (after its `finish` chunk). */
   toStreamEndMs: number;
 }
 
-async function approveOverHttp(url: string, runId: string): Promise<Sample> {
+async function approveOverHttp(url: string, runId: string): Promise<HttpApproveSample> {
   const body: ApproveBody = { runId };
   const sent = performance.now();
   const response = await fetch(url + agentPath(APPROVAL_AGENT_ID, 'approveToolCall'), {
@@ -44,8 +45,9 @@ async function approveOverHttp(url: string, runId: string): Promise<Sample> {
   expectThat(response.headers.get(RUN_ID_HEADER) === runId, `approve of ${runId}: wrong run id`);
   const chunks: Chunk[] = [];
   for await (const event of readSseEvents(response.body)) {
-    expectThat(event.type === 'message', `approve of ${runId}: stream error ${event.data}`);
-    chunks.push(JSON.parse(event.data) as Chunk);
+    expectThat(event.type !== 'error', `approve of ${runId}: stream error ${event.data}`);
+    // 'live' events repeat text as it streams; the log's chunks are the 'message' events.
+    if (event.type === 'message') chunks.push(JSON.parse(event.data) as Chunk);
   }
   const end = performance.now();
   const last = chunks.at(-1);
@@ -71,24 +73,42 @@ function line(label: string, values: number[]): string {
   return `  ${label.padEnd(34)} ${figures.join(', ')}`;
 }
 
-async function main(): Promise<void> {
-  progress('starting the Temporal dev server, a Tollgate worker and the HTTP server');
-  const env = await startEnvironment([approvalAgent()]);
+/**
+ * Parks `samples + warmups` runs of the approval agent (which `env` must host) one after another
+ * and approves each over HTTP, through a Tollgate HTTP server started here on a free port.
+ */
+export async function measureHttpApprove(
+  env: BenchEnvironment,
+  options: { samples: number; warmups: number } = { samples: SAMPLES, warmups: WARMUPS },
+): Promise<HttpApproveSample[]> {
   const server = await createTollgateServer({
     tollgate: env.tollgate,
     auth: { tokens: [{ token: TOKEN, id: 'bench', roles: ['bench'] }] },
   }).listen({ port: 0 });
   try {
-    const facts = await environmentFacts(env.cliPath);
     const agent = env.tollgate.getAgent(APPROVAL_AGENT_ID);
-    const samples: Sample[] = [];
-    progress(`approve over HTTP: ${SAMPLES} sequential parked runs after ${WARMUPS} warm-ups`);
-    for (let i = 0; i < WARMUPS + SAMPLES; i++) {
+    const samples: HttpApproveSample[] = [];
+    progress(
+      `approve over HTTP: ${options.samples} sequential parked runs after ${options.warmups} warm-ups`,
+    );
+    for (let i = 0; i < options.warmups + options.samples; i++) {
       const parked = await agent.generate('Please run the gated lookup.');
       expectThat(parked.finishReason === 'suspended', `run ${parked.runId} did not wait`);
       const sample = await approveOverHttp(server.url, parked.runId);
-      if (i >= WARMUPS) samples.push(sample);
+      if (i >= options.warmups) samples.push(sample);
     }
+    return samples;
+  } finally {
+    await server.close();
+  }
+}
+
+async function main(): Promise<void> {
+  progress('starting the Temporal dev server, a Tollgate worker and the HTTP server');
+  const env = await startEnvironment([approvalAgent()]);
+  try {
+    const facts = await environmentFacts(env.cliPath);
+    const samples = await measureHttpApprove(env);
     const load = loadavg()
       .map((value) => value.toFixed(2))
       .join(' ');
@@ -111,12 +131,12 @@ async function main(): Promise<void> {
     );
   } finally {
     progress('shutting down');
-    await server.close();
     await env.close();
   }
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+if (process.argv[1] === fileURLToPath(import.meta.url))
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });

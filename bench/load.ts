@@ -47,7 +47,21 @@ const options = parseIntOptions('load', process.argv.slice(2), {
   },
   release: { default: 1, min: 0, max: 1, help: '0: only park (a memory run); no baseline then' },
   baseline: { default: 1, min: 0, max: 1, help: '1: also measure the bare-Temporal baseline' },
+  tuned: {
+    default: 1,
+    min: 0,
+    max: 1,
+    help: "1: the dev server runs the tuned dynamic config; 0: Temporal's defaults",
+  },
 });
+
+/**
+ * Set by the side-by-side bench (bench/compare.ts) to run on its server instead of starting one:
+ * `host:port namespace pid`.
+ */
+const ATTACH = process.env.TOLLGATE_BENCH_SERVER?.split(' ');
+/** Starts the line the side-by-side bench (bench/compare.ts) reads the figures from. */
+const SUMMARY_PREFIX = 'load-summary-json ';
 
 const TOLLGATE_WORKER = fileURLToPath(new URL('./load/worker-entry.js', import.meta.url));
 const BASELINE_WORKER = fileURLToPath(new URL('./baseline/worker-entry.js', import.meta.url));
@@ -233,7 +247,13 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-load-'));
   const cliPath = await findTemporalCli();
   onCleanup('removing the temp directory', () => rm(dir, { recursive: true, force: true }));
-  const server = await RestartableServer.start(cliPath, join(dir, 'dev-server.db'));
+  const server = ATTACH
+    ? RestartableServer.attach({
+        address: ATTACH[0]!,
+        namespace: ATTACH[1]!,
+        pid: Number(ATTACH[2]),
+      })
+    : await RestartableServer.start(cliPath, join(dir, 'dev-server.db'), options.tuned === 1);
   onCleanup('stopping the dev server', () => server.stop());
   server.watch();
   const suffix = randomUUID().slice(0, 8);
@@ -318,6 +338,7 @@ async function main(): Promise<void> {
 
     // --- Baseline: the same N, the same concurrency, the same server, a bare workflow.
     let baselineLines: string[] = [];
+    let baselineRates: { park: number; release: number } | undefined;
     if (options.baseline === 1 && options.release === 1) {
       const baselineQueue = `load-baseline-${suffix}`;
       const baselineWorker = await startWorker(
@@ -371,6 +392,7 @@ async function main(): Promise<void> {
           }),
       );
       phases.push(bRelease);
+      baselineRates = { park: rate(bPark), release: rate(bRelease) };
       baselineLines = [
         '',
         ...phaseLines(
@@ -417,6 +439,17 @@ async function main(): Promise<void> {
       `wall time: ${seconds(performance.now() - wallStart)}`,
     ];
     console.log(lines.join('\n'));
+    const summary = {
+      parked: parkedIds.length,
+      idleRssKiB: idle.rssKiB,
+      parkedRssKiB: parkedSettled.rssKiB,
+      parkedHwmKiB: parkedSettled.hwmKiB,
+      park: rate(park),
+      release: options.release === 1 ? rate(release) : null,
+      baseline: baselineRates ?? null,
+      failed: phases.reduce((sum, p) => sum + p.failed, 0),
+    };
+    console.log(SUMMARY_PREFIX + JSON.stringify(summary));
   } finally {
     progress('shutting down');
     await cleanUp();

@@ -58,11 +58,13 @@ async function main(): Promise<void> {
     [longAgent()],
     eventsLimit > 0
       ? {
-          'limit.historyCount.error': eventsLimit,
-          'limit.historyCount.warn': Math.floor(eventsLimit / 2),
-          'limit.historyCount.suggestContinueAsNew': Math.floor(eventsLimit / 4),
+          dynamicConfig: {
+            'limit.historyCount.error': eventsLimit,
+            'limit.historyCount.warn': Math.floor(eventsLimit / 2),
+            'limit.historyCount.suggestContinueAsNew': Math.floor(eventsLimit / 4),
+          },
         }
-      : undefined,
+      : {},
   );
   try {
     const facts = await environmentFacts(env.cliPath);

@@ -175,6 +175,22 @@ got = set(re.findall(r"(Tollgate\w+):(Keyword\w*)", script))
 check(len(want) == 5 and want == got,
       "namespace job registers SEARCH_ATTRIBUTES of wire.ts: " + ", ".join(sorted(f"{n}={t}" for n, t in want)))
 
+# The tuned dynamic config: mounted into the server, the file the server reads, and the same
+# settings as the dev server's TUNED_DYNAMIC_CONFIG (src/devserver/dev-server.ts).
+temporal_svc = services["temporal"]
+dc_path = temporal_svc.get("environment", {}).get("DYNAMIC_CONFIG_FILE_PATH")
+dc_file = os.path.join(os.environ["COMPOSE_ROOT"], "config/temporal/dynamicconfig.yaml")
+mounts = [str(v) for v in temporal_svc.get("volumes", [])]
+check(dc_path is not None and any(dc_file in m and dc_path in m for m in mounts),
+      f"temporal mounts config/temporal/dynamicconfig.yaml at DYNAMIC_CONFIG_FILE_PATH ({dc_path})")
+dev_server = open(os.path.join(os.environ["COMPOSE_ROOT"], "src/devserver/dev-server.ts"), encoding="utf8").read()
+tuned_block = re.search(r"export const TUNED_DYNAMIC_CONFIG[^=]*=\s*Object\.freeze\(\{(.*?)\}\)", dev_server, re.S)
+tuned = dict(re.findall(r"'([\w.]+)':\s*([\w.]+)", tuned_block.group(1))) if tuned_block else {}
+file_doc = yaml.safe_load(open(dc_file, encoding="utf8"))
+from_file = {k: str(v[0]["value"]).lower() for k, v in file_doc.items()}
+check(len(tuned) >= 2 and from_file == {k: v.lower() for k, v in tuned.items()},
+      "dynamicconfig.yaml holds the dev server's TUNED_DYNAMIC_CONFIG: " + ", ".join(f"{k}={v}" for k, v in sorted(from_file.items())))
+
 # The embedded scripts, as the containers' shell will see them ($$ is Compose's escaped $).
 for name in ("temporal-schema", "temporal-namespace"):
     body = "\n".join(services[name]["command"]).replace("$$", "$")

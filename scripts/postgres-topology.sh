@@ -35,6 +35,8 @@
 #   TOLLGATE_TEST_TIMEOUT    seconds the test suite may take in all (default 1200)
 #   TOLLGATE_SKIP_TSC=1      use dist/ as it is instead of compiling first
 #   TOLLGATE_KEEP_RUN_DIR=1  keep the run directory (config, logs) even when all passed
+#   TOLLGATE_TEMPORAL_DEFAULTS=1  Temporal's default dynamic config instead of
+#                            config/temporal/dynamicconfig.yaml (see docs/performance.md)
 set -euo pipefail
 
 MODE=${1:-run}
@@ -406,9 +408,17 @@ dynamicConfigClient:
   filepath: $(yaml_string "$RUN_DIR/config/dynamicconfig.yaml")
   pollInterval: "10s"
 YAML
-  cat >"$RUN_DIR/config/dynamicconfig.yaml" <<'YAML'
-# Server defaults, except: visibility (list) calls per namespace and frontend, 10 by default;
-# Tollgate's listings and the tests' polling need more (the CLI dev server uses 100 too).
+  # The tuned settings every Tollgate topology runs with (docs/performance.md), unless
+  # TOLLGATE_TEMPORAL_DEFAULTS=1 asks for Temporal's defaults (to measure the difference).
+  if [ "${TOLLGATE_TEMPORAL_DEFAULTS:-0}" = 1 ]; then
+    : >"$RUN_DIR/config/dynamicconfig.yaml"
+  else
+    cp "$ROOT/config/temporal/dynamicconfig.yaml" "$RUN_DIR/config/dynamicconfig.yaml"
+  fi
+  cat >>"$RUN_DIR/config/dynamicconfig.yaml" <<'YAML'
+
+# Visibility (list) calls per namespace and frontend, 10 by default; Tollgate's listings and the
+# tests' polling need more (the CLI dev server uses 100 too).
 frontend.namespaceRPS.visibility:
   - value: 100
 YAML

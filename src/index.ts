@@ -83,6 +83,7 @@ export {
 export {
   startDevServer,
   findTemporalCli,
+  TUNED_DYNAMIC_CONFIG,
   type DevServer,
   type DevServerOptions,
 } from './devserver/index.js';

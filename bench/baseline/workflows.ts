@@ -1,12 +1,14 @@
 /**
- * The baseline of the load benchmark: the least a durable "wait for a person, then act" costs on
- * Temporal. Waits for the `release` signal, then runs one activity. Bundled on its own.
+ * Bare Temporal workflows, bundled on their own: the least a durable "wait for a person, then
+ * act" costs (`parkedRun`, the load baseline), and the floor Tollgate's per-step and approval
+ * figures are compared with (`floorLoop`, `floorGate`).
  */
 import {
   condition,
   defineSignal,
   defineUpdate,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
 } from '@temporalio/workflow';
 import type { BaselineActivities } from './activities.js';
@@ -14,13 +16,39 @@ import type { BaselineActivities } from './activities.js';
 export const releaseSignal = defineSignal('release');
 /** Answers once the workflow runs: the run is parked on the signal when this returns. */
 export const parkedUpdate = defineUpdate<boolean>('parked');
+/** The floor's approval as an update: accepted and applied, then the activity is scheduled. */
+export const approveUpdate = defineUpdate<boolean>('approve');
 
-const { act } = proxyActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
+const remote = proxyActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
+const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function parkedRun(id: string): Promise<string> {
   let released = false;
   setHandler(releaseSignal, () => void (released = true));
   setHandler(parkedUpdate, () => true);
   await condition(() => released);
-  return act(id);
+  return remote.act(id);
+}
+
+/**
+ * An agent loop without the agent: `steps` steps of "model" then "tool" activity, the last step
+ * "model" only (as a run whose last model step answers with text).
+ */
+export async function floorLoop(steps: number, locally: boolean): Promise<number> {
+  const activities = locally ? local : remote;
+  for (let i = 1; i <= steps; i++) {
+    await activities.step(`model-${i}`);
+    if (i < steps) await activities.step(`tool-${i}`);
+  }
+  return steps;
+}
+
+/** Parks until `release` (signal) or `approve` (update), then runs `mark` and ends. */
+export async function floorGate(id: string): Promise<string> {
+  let released = false;
+  setHandler(releaseSignal, () => void (released = true));
+  setHandler(parkedUpdate, () => true);
+  setHandler(approveUpdate, () => (released = true));
+  await condition(() => released);
+  return remote.mark(id);
 }

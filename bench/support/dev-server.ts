@@ -27,12 +27,35 @@ export class RestartableServer {
   private restarting: Promise<void> | undefined;
   private watching: { stop: () => Promise<void> } | undefined;
 
-  private constructor(private readonly options: Parameters<typeof startDevServer>[0] & object) {}
+  private constructor(
+    private readonly options: Parameters<typeof startDevServer>[0] & object,
+    /** A server someone else started: never restarted or stopped from here. */
+    private readonly external = false,
+  ) {}
+
+  /** Wraps a running server (e.g. the side-by-side bench's) that this process does not own. */
+  static attach(running: { address: string; namespace: string; pid: number }): RestartableServer {
+    const attached = new RestartableServer({}, true);
+    attached.server = {
+      ...running,
+      uiUrl: '',
+      dbFile: '',
+      dynamicConfig: {},
+      stop: async () => undefined,
+    };
+    return attached;
+  }
 
   /** Starts a dev server on two free ports that stay its ports across restarts. */
-  static async start(cliPath: string, dbFile: string): Promise<RestartableServer> {
+  static async start(cliPath: string, dbFile: string, tuned = true): Promise<RestartableServer> {
     const [port, uiPort] = await freePorts(2);
-    const restartable = new RestartableServer({ cliPath, dbFile, port: port!, uiPort: uiPort! });
+    const restartable = new RestartableServer({
+      cliPath,
+      dbFile,
+      port: port!,
+      uiPort: uiPort!,
+      tuned,
+    });
     restartable.server = await startDevServer(restartable.options);
     return restartable;
   }
@@ -75,7 +98,7 @@ export class RestartableServer {
 
   /** Probes every `everyMs`; two stuck answers in a row restart the server. */
   watch(everyMs = 5000): void {
-    if (this.watching) return;
+    if (this.watching || this.external) return;
     let stopped = false;
     const loop = (async () => {
       let stuck = 0;

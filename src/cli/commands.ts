@@ -132,8 +132,17 @@ export const COMMANDS: CommandSpec[] = [
           'API tokens file (default: $TOLLGATE_TOKENS_FILE, $TOLLGATE_TOKENS, or a one-off dev token)',
       },
       inbox: INBOX,
+      'temporal-defaults': {
+        type: 'boolean',
+        description:
+          "Start the dev server with Temporal's own dynamic config instead of the tuned one (docs/performance.md)",
+      },
     },
-    examples: ['tollgate dev', 'tollgate dev --agents ./dist/agents.js --port 3000'],
+    examples: [
+      'tollgate dev',
+      'tollgate dev --agents ./dist/agents.js --port 3000',
+      'tollgate dev --temporal-defaults',
+    ],
     load: async () => (await import('./dev.js')).dev,
   },
   {
@@ -294,8 +303,18 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       'Check that decisions can be applied: Temporal answers, and workers poll the task queue (exit 7 if none).',
     args: [],
-    options: {},
-    examples: ['tollgate doctor', 'tollgate doctor --task-queue ops --json'],
+    options: {
+      probe: {
+        type: 'boolean',
+        description:
+          "Also time a probe workflow (its own task queue, a worker in this process) and say which of the server's dynamic config to change",
+      },
+    },
+    examples: [
+      'tollgate doctor',
+      'tollgate doctor --task-queue ops --json',
+      'tollgate doctor --probe',
+    ],
     load: async () => (await import('./doctor.js')).doctor,
   },
   {

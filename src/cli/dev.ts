@@ -52,6 +52,7 @@ export const dev: CommandHandler = async (input) => {
       port: temporalPort,
       uiPort: temporalPort + UI_PORT_OFFSET,
       dbFile: stringOption(input, 'db') ?? DEFAULT_DB,
+      tuned: input.options['temporal-defaults'] !== true,
       ...(input.global.namespace !== undefined ? { namespace: input.global.namespace } : {}),
     });
     output.progress('Starting the worker…');
@@ -97,6 +98,7 @@ function printReady(
       namespace: server.namespace,
       ui: server.uiUrl,
       db: server.dbFile,
+      dynamicConfig: server.dynamicConfig,
     },
     worker: { taskQueue: tollgate.taskQueue, agents: agentIds },
     api: http.apiUrl,
@@ -104,7 +106,7 @@ function printReady(
     token: http.devToken ?? null,
   });
   const rows: Array<[string, string]> = [
-    ['Temporal', `${server.address} (state in ${server.dbFile})`],
+    ['Temporal', `${server.address} (state in ${server.dbFile}; ${settingsNote(server)})`],
     ['Temporal UI', `${server.uiUrl}/namespaces/${server.namespace}/workflows`],
     ['API', http.apiUrl],
     ['Inbox', http.inboxUrl ?? '(none: pass --inbox <dir>)'],
@@ -122,4 +124,11 @@ Then, from another terminal:
   tollgate runs pending
 
 Ctrl-C stops everything (the state stays in ${server.dbFile}).`);
+}
+
+function settingsNote(server: DevServer): string {
+  const settings = Object.entries(server.dynamicConfig).map(([key, value]) => `${key}=${value}`);
+  return settings.length > 0
+    ? `tuned: ${settings.join(', ')}`
+    : "Temporal's default dynamic config (--temporal-defaults)";
 }

@@ -1,11 +1,23 @@
 /**
  * `tollgate doctor`: can decisions be applied here? Whether Temporal answers, and how many
- * workers poll the task queue of `--task-queue` (default: tollgate).
+ * workers poll the task queue of `--task-queue` (default: tollgate). With `--probe`, also how fast
+ * the server moves an agent step along, and which dynamic config to change (doctor-probe.ts).
  */
 import { temporalAnswers } from '../server/health.js';
-import type { CommandHandler } from './command-input.js';
+import type { Tollgate } from '../runtime.js';
+import type { CommandHandler, CommandInput } from './command-input.js';
 import { openTollgate } from './connect.js';
+import {
+  judgeProbe,
+  runServerProbe,
+  type ProbeFigures,
+  type ProbeVerdict,
+} from './doctor-probe.js';
 import { EXIT } from './exit-codes.js';
+import { quietWorkerLogs } from './until-stopped.js';
+
+/** Activities the probe times (after one warm-up round). */
+const PROBE_ROUNDS = 10;
 
 export const doctor: CommandHandler = async (input) => {
   const { output } = input;
@@ -17,10 +29,17 @@ export const doctor: CommandHandler = async (input) => {
       output.line(`Temporal at ${tollgate.address}: not answering. Start it or check --address.`);
       return EXIT.error;
     }
+    const probe = input.options.probe === true ? await probeServer(input, tollgate) : undefined;
     output.progress(`Counting the workers of task queue ${tollgate.taskQueue}…`);
     const workers = await tollgate.workerPollers();
-    output.document({ temporal: true, address: tollgate.address, workers });
+    output.document({
+      temporal: true,
+      address: tollgate.address,
+      workers,
+      ...(probe ? { probe } : {}),
+    });
     output.line(`Temporal at ${tollgate.address} (namespace ${tollgate.namespace}): answering.`);
+    if (probe) printProbe(input, probe);
     output.line(
       workers.pollers > 0
         ? `Task queue ${workers.taskQueue}: ${workers.pollers} worker(s) polling; decisions apply.`
@@ -32,3 +51,37 @@ export const doctor: CommandHandler = async (input) => {
     await tollgate.shutdown();
   }
 };
+
+async function probeServer(
+  { output }: CommandInput,
+  tollgate: Tollgate,
+): Promise<ProbeFigures & ProbeVerdict> {
+  output.progress(`Probing the server: ${PROBE_ROUNDS} activities on a task queue of its own…`);
+  await quietWorkerLogs();
+  const figures = await runServerProbe({
+    address: tollgate.address,
+    namespace: tollgate.namespace,
+    rounds: PROBE_ROUNDS,
+  });
+  return { ...figures, ...judgeProbe(figures) };
+}
+
+function printProbe({ output }: CommandInput, probe: ProbeFigures & ProbeVerdict): void {
+  output.line(
+    `Probe (${probe.rounds} activities, workflow ${probe.workflowId}): activity completed → next workflow task ${probe.wakeMedianMs.toFixed(1)} ms, ` +
+      `workflow task completed → activity started ${probe.dispatchMedianMs.toFixed(1)} ms (medians, server clock).`,
+  );
+  output.line(
+    probe.transfer === 'ok'
+      ? 'History transfer queue: OK (completions wake the workflow at once).'
+      : 'History transfer queue: throttled.',
+  );
+  output.line(`Eager activity dispatch: ${probe.eager ? 'on' : 'off'}.`);
+  for (const advice of probe.advice) output.line(`  Change: ${advice}`);
+  if (probe.busy)
+    output.line(
+      `  Note: this machine is busy (load average ${probe.loadAverage.toFixed(1)} on ${probe.cpus} CPUs), which lengthens every wait; probe again when it is quieter before changing settings.`,
+    );
+  if (probe.advice.length === 0) output.line('Server settings: OK for Tollgate.');
+  output.line('(docs/performance.md explains each setting, its cost and its measured effect.)');
+}

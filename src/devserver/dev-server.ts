@@ -36,10 +36,32 @@ export interface DevServerOptions {
   logLevel?: string;
   /**
    * Server dynamic config, e.g. `{ 'limit.blobSize.error': 65536 }` to try Temporal's limits at a
-   * small scale. Values are passed as JSON. Default: none (the server's defaults).
+   * small scale. Values are passed as JSON and win over {@link TUNED_DYNAMIC_CONFIG}. Default: none
+   * beyond the tuned values.
    */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /**
+   * Whether the server starts with {@link TUNED_DYNAMIC_CONFIG} (eager activity dispatch, and a
+   * transfer queue polled without the 20-per-second throttle), which takes most of the wait out of
+   * every activity completion, signal and update (docs/performance.md). `false`: Temporal's own
+   * defaults, as a server started by hand has them. Default: `true`.
+   */
+  tuned?: boolean;
 }
+
+/**
+ * The dynamic config a Tollgate dev server runs with unless `tuned: false`; each setting is
+ * explained, with its cost and measured effect, in docs/performance.md.
+ */
+export const TUNED_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> =
+  Object.freeze({
+    // The worker that completes a workflow task gets the activities it schedules in the reply,
+    // without a round trip through matching.
+    'system.enableActivityEagerExecution': true,
+    // The history transfer queue (new workflow/activity tasks after a completion, signal or
+    // update) is read up to 20 times a second by default: a task waits up to ~50 ms for a poll.
+    'history.transferProcessorMaxPollRPS': 2000,
+  });
 
 /** A running dev server. */
 export interface DevServer {
@@ -51,6 +73,8 @@ export interface DevServer {
   /** Absolute path of the SQLite state file. */
   dbFile: string;
   pid: number;
+  /** The dynamic config it was started with (the tuned values unless `tuned: false`). */
+  dynamicConfig: Readonly<Record<string, string | number | boolean>>;
   /** Stops the server (SIGTERM, then SIGKILL after 10 s). Idempotent. */
   stop(): Promise<void>;
 }
@@ -77,6 +101,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const port = options.port ?? freePort!;
   const uiPort = options.uiPort ?? (freeUiPort === port ? freePort! : freeUiPort!);
   const address = `127.0.0.1:${port}`;
+  const dynamicConfig = Object.freeze({
+    ...(options.tuned === false ? {} : TUNED_DYNAMIC_CONFIG),
+    ...options.dynamicConfig,
+  });
 
   const args = [
     'server',
@@ -97,7 +125,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       '--search-attribute',
       `${a.name}=${a.type}`,
     ]),
-    ...Object.entries(options.dynamicConfig ?? {}).flatMap(([key, value]) => [
+    ...Object.entries(dynamicConfig).flatMap(([key, value]) => [
       '--dynamic-config-value',
       `${key}=${JSON.stringify(value)}`,
     ]),
@@ -115,6 +143,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     uiUrl: `http://127.0.0.1:${uiPort}`,
     dbFile,
     pid: server.pid,
+    dynamicConfig,
     stop: () => server.stop(),
   };
 }

@@ -4,5 +4,10 @@ export {
   TEMPORAL_CLI_PACKAGE,
   type FindTemporalCliOptions,
 } from './temporal-cli.js';
-export { startDevServer, type DevServer, type DevServerOptions } from './dev-server.js';
+export {
+  startDevServer,
+  TUNED_DYNAMIC_CONFIG,
+  type DevServer,
+  type DevServerOptions,
+} from './dev-server.js';
 export { freePorts } from './free-ports.js';

@@ -1,0 +1,159 @@
+/** The side-by-side benchmark's table: Tollgate, the floor and the peer, with ratios. */
+import { ms } from './stats.js';
+import { mib } from './support/system.js';
+
+/** Everything measured on one server. */
+export interface SideFigures {
+  label: string;
+  /** The server and the dynamic config it ran with. */
+  server: string;
+  tollgate: {
+    perStepMs: number;
+    approveToToolStartMs: number;
+    approveToEndMs: number;
+    httpToHeadersMs: number;
+    httpToEndMs: number;
+  };
+  /** The AI SDK's own loop in-process (streamText + execute), for reference. */
+  aiSdkPerStepMs: number;
+  floor: {
+    remotePerStepMs: number;
+    localPerStepMs: number;
+    updateToStartMs: number;
+    signalToStartMs: number;
+    updateToEndMs: number;
+    signalToEndMs: number;
+  };
+  /** bench/load.ts's summary: rates in runs/s, memory in KiB. */
+  parked?: {
+    parked: number;
+    idleRssKiB: number;
+    parkedRssKiB: number;
+    parkedHwmKiB: number;
+    park: number;
+    release: number | null;
+    baseline: { park: number; release: number } | null;
+    failed: number;
+  };
+}
+
+export type PeerFigures =
+  | { version: string; perStepMs: number; approveToToolStartMs: number; approveToEndMs: number }
+  | { unavailable: string };
+
+const ratio = (value: number, reference: number | undefined) =>
+  reference === undefined || !Number.isFinite(reference) || reference <= 0
+    ? '—'
+    : `${(value / reference).toFixed(2)}×`;
+
+function row(cells: string[]): string {
+  const widths = [44, 12, 30, 12, 10, 10];
+  return `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join(' | ')} |`;
+}
+
+export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined): string[] {
+  const measured = peer && 'perStepMs' in peer ? peer : undefined;
+  const lines: string[] = [
+    measured
+      ? `peer: ${measured.version}`
+      : `peer: not measured${peer && 'unavailable' in peer ? `: ${peer.unavailable}` : ' (--peer 0)'}`,
+  ];
+  for (const side of sides) {
+    const { tollgate: t, floor: f, parked } = side;
+    lines.push(
+      '',
+      `## ${side.label}: ${side.server}`,
+      row(['what', 'Tollgate', 'floor (bare Temporal, same server)', 'peer', '× floor', '× peer']),
+      row(['---', '---', '---', '---', '---', '---']),
+      row([
+        'wall time per agent step (model + tool)',
+        ms(t.perStepMs),
+        `${ms(f.remotePerStepMs)} (2 remote activities)`,
+        measured ? ms(measured.perStepMs) : '—',
+        ratio(t.perStepMs, f.remotePerStepMs),
+        ratio(t.perStepMs, measured?.perStepMs),
+      ]),
+      row([
+        '  floor with 2 local activities per step',
+        '',
+        ms(f.localPerStepMs),
+        '',
+        ratio(t.perStepMs, f.localPerStepMs),
+        '',
+      ]),
+      row([
+        'approve → tool execute starts, p50',
+        ms(t.approveToToolStartMs),
+        `${ms(f.updateToStartMs)} update / ${ms(f.signalToStartMs)} signal`,
+        measured ? ms(measured.approveToToolStartMs) : '—',
+        ratio(t.approveToToolStartMs, f.updateToStartMs),
+        ratio(t.approveToToolStartMs, measured?.approveToToolStartMs),
+      ]),
+      row([
+        'approve → run finished, p50',
+        ms(t.approveToEndMs),
+        `${ms(f.updateToEndMs)} update / ${ms(f.signalToEndMs)} signal`,
+        measured ? ms(measured.approveToEndMs) : '—',
+        ratio(t.approveToEndMs, f.updateToEndMs),
+        ratio(t.approveToEndMs, measured?.approveToEndMs),
+      ]),
+      row([
+        'HTTP approve-tool-call p50 (to headers)',
+        ms(t.httpToHeadersMs),
+        `${ms(f.updateToStartMs)} (update → activity)`,
+        '—',
+        ratio(t.httpToHeadersMs, f.updateToStartMs),
+        '—',
+      ]),
+      row([
+        '  (to the end of its SSE stream)',
+        ms(t.httpToEndMs),
+        '',
+        '—',
+        ratio(t.httpToEndMs, f.updateToEndMs),
+        '—',
+      ]),
+      ...(parked
+        ? parkedRows(parked)
+        : [row(['parked runs', 'skipped (--parked 0)', '', '', '', ''])]),
+      `(for reference: the AI SDK's own loop in-process, streamText + execute: ${ms(side.aiSdkPerStepMs)} per step)`,
+    );
+  }
+  return lines;
+}
+
+function parkedRows(parked: NonNullable<SideFigures['parked']>): string[] {
+  const base = parked.baseline;
+  const rows = [
+    row([
+      `${parked.parked} parked runs, worker RSS`,
+      `${mib(parked.parkedRssKiB)} (${mib(parked.idleRssKiB)} idle)`,
+      '—',
+      'not measured',
+      '',
+      '',
+    ]),
+    row([
+      'park throughput (runs/s)',
+      parked.park.toFixed(1),
+      base ? base.park.toFixed(1) : '—',
+      '—',
+      base ? ratio(parked.park, base.park) : '—',
+      '',
+    ]),
+  ];
+  if (parked.release !== null)
+    rows.push(
+      row([
+        'release throughput (runs/s)',
+        parked.release.toFixed(1),
+        base ? base.release.toFixed(1) : '—',
+        '—',
+        base ? ratio(parked.release, base.release) : '—',
+        '',
+      ]),
+    );
+  if (parked.failed > 0)
+    rows.push(`(parked runs: ${parked.failed} failed; see bench/load.ts's report)`);
+  return rows;
+}

@@ -1,0 +1,119 @@
+/**
+ * The floor: what bare Temporal costs on the same server for the same shapes Tollgate runs.
+ * A loop of two remote activities per step (and the same with local activities), and a parked
+ * workflow released by an update or a signal, timed to the start of its one activity. The worker
+ * runs in this process (as Tollgate's does in the per-step bench), so one clock serves both sides.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { baselineActivities, markedStarts } from './baseline/activities.js';
+import {
+  approveUpdate,
+  floorGate,
+  floorLoop,
+  parkedUpdate,
+  releaseSignal,
+} from './baseline/workflows.js';
+import { expectThat, median, progress, timed } from './stats.js';
+
+const WORKFLOWS = fileURLToPath(new URL('./baseline/workflows.js', import.meta.url));
+
+export interface FloorGateSample {
+  /** Client sends the update/signal → the activity starts on the worker. */
+  toActivityStartMs: number;
+  /** Client sends the update/signal → the workflow's result is read. */
+  toEndMs: number;
+}
+
+export interface FloorResult {
+  steps: number;
+  runs: number;
+  /** Median wall time per step of a `steps`-step loop. */
+  remotePerStepMs: number;
+  localPerStepMs: number;
+  update: FloorGateSample[];
+  signal: FloorGateSample[];
+}
+
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message: string) => console.warn(message),
+  error: (message: string) => console.error(message),
+};
+
+export async function measureFloor(
+  server: { address: string; namespace: string },
+  options: { steps: number; runs: number; warmups: number; samples: number },
+): Promise<FloorResult> {
+  const taskQueue = `floor-${randomUUID().slice(0, 8)}`;
+  const native = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const worker = await Worker.create({
+    connection: native,
+    namespace: server.namespace,
+    taskQueue,
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: quiet }),
+    activities: baselineActivities,
+  });
+  const running = worker.run();
+  try {
+    const loop = async (locally: boolean) => {
+      const once = () =>
+        client.workflow.execute(floorLoop, {
+          taskQueue,
+          workflowId: `floor-loop-${randomUUID()}`,
+          args: [options.steps, locally],
+        });
+      for (let i = 0; i < options.warmups; i++) await once();
+      const times: number[] = [];
+      for (let i = 0; i < options.runs; i++) times.push((await timed(once)).ms);
+      return median(times) / options.steps;
+    };
+    progress(
+      `floor: bare loop, 2 remote activities per step, ${options.runs} runs of ${options.steps} steps`,
+    );
+    const remotePerStepMs = await loop(false);
+    progress(`floor: bare loop, 2 local activities per step`);
+    const localPerStepMs = await loop(true);
+
+    const gate = async (how: 'update' | 'signal') => {
+      const samples: FloorGateSample[] = [];
+      for (let i = 0; i < options.samples + options.warmups; i++) {
+        const id = `floor-gate-${randomUUID()}`;
+        const handle = await client.workflow.start(floorGate, {
+          taskQueue,
+          workflowId: id,
+          args: [id],
+        });
+        expectThat((await handle.executeUpdate(parkedUpdate)) === true, `${id} did not park`);
+        const sent = performance.now();
+        if (how === 'update') await handle.executeUpdate(approveUpdate);
+        else await handle.signal(releaseSignal);
+        expectThat((await handle.result()) === `done ${id}`, `${id} did not run its activity`);
+        const end = performance.now();
+        const started = markedStarts.get(id);
+        markedStarts.delete(id);
+        expectThat(started !== undefined, `${id}: the activity never started`);
+        if (i >= options.warmups)
+          samples.push({ toActivityStartMs: started - sent, toEndMs: end - sent });
+      }
+      return samples;
+    };
+    progress(`floor: update -> activity start, ${options.samples} parked workflows`);
+    const update = await gate('update');
+    progress(`floor: signal -> activity start, ${options.samples} parked workflows`);
+    const signal = await gate('signal');
+    return { ...options, remotePerStepMs, localPerStepMs, update, signal };
+  } finally {
+    worker.shutdown();
+    await running;
+    await native.close();
+    await connection.close();
+  }
+}

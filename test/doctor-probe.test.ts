@@ -1,0 +1,108 @@
+/**
+ * `tollgate doctor --probe` against real dev servers: one with Temporal's default dynamic config
+ * (the transfer queue polled 20 times a second, no eager activities), one with the tuned config
+ * every Tollgate dev server now starts with. The assertions are on the verdicts, whose margin
+ * (a ~30 ms wait against ~2 ms) is wide; the probe's timings themselves are not asserted.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDevServer, TUNED_DYNAMIC_CONFIG, type DevServer } from '../src/devserver/index.js';
+import { cli } from './support/cli.js';
+
+interface ProbeDocument {
+  probe: {
+    workflowId: string;
+    rounds: number;
+    wakeMs: number[];
+    transfer: 'ok' | 'throttled';
+    eager: boolean;
+    busy: boolean;
+    advice: string[];
+  };
+}
+
+/** Each test runs the CLI twice; each run bundles the probe workflow and runs 11 activities. */
+const TWO_PROBES_MS = 300_000;
+
+async function server(tuned: boolean): Promise<DevServer> {
+  const dir = await mkdtemp(join(tmpdir(), `tollgate-probe-${tuned ? 'tuned' : 'defaults'}-`));
+  return startDevServer({ cliPath: process.env.TEMPORAL_CLI, dbFile: join(dir, 'db'), tuned });
+}
+
+function doctor(target: DevServer, json: boolean) {
+  return cli(['doctor', '--probe', ...(json ? ['--json'] : [])], {
+    TEMPORAL_ADDRESS: target.address,
+    TEMPORAL_NAMESPACE: target.namespace,
+  });
+}
+
+/** Activities the probe workflow completed, read from its history. */
+async function completedActivities(target: DevServer, workflowId: string): Promise<number> {
+  const connection = await Connection.connect({ address: target.address });
+  try {
+    const client = new Client({ connection, namespace: target.namespace });
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    return (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+  } finally {
+    await connection.close();
+  }
+}
+
+describe('tollgate doctor --probe', () => {
+  let defaults: DevServer;
+  let tuned: DevServer;
+
+  beforeAll(async () => {
+    defaults = await server(false);
+    tuned = await server(true);
+  }, 120_000);
+  afterAll(async () => {
+    await defaults?.stop();
+    await tuned?.stop();
+  });
+
+  it('starts dev servers with the tuned dynamic config unless told not to', () => {
+    expect(tuned.dynamicConfig).toEqual({
+      'system.enableActivityEagerExecution': true,
+      'history.transferProcessorMaxPollRPS': 2000,
+    });
+    expect(TUNED_DYNAMIC_CONFIG).toEqual(tuned.dynamicConfig);
+    expect(defaults.dynamicConfig).toEqual({});
+  });
+
+  it("finds the transfer queue throttled and no eager activities on Temporal's defaults", async () => {
+    const result = await doctor(defaults, true);
+    // No worker polls the `tollgate` task queue of this server: the usual exit 7.
+    expect(result.code).toBe(7);
+    const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
+    expect(probe.transfer).toBe('throttled');
+    expect(probe.eager).toBe(false);
+    expect(probe.advice.join('\n')).toContain('transferProcessorMaxPollRPS looks throttled');
+    expect(probe.advice.join('\n')).toContain('system.enableActivityEagerExecution');
+    // The probe ran what it timed: one warm-up and `rounds` activities, each measured.
+    expect(probe.wakeMs).toHaveLength(probe.rounds);
+    expect(await completedActivities(defaults, probe.workflowId)).toBe(probe.rounds + 1);
+
+    const human = await doctor(defaults, false);
+    expect(human.stdout).toContain('transferProcessorMaxPollRPS looks throttled');
+    expect(human.stdout).toContain('history.transferProcessorMaxPollRPS to 2000');
+  }, TWO_PROBES_MS);
+
+  it('says the tuned dev server needs no change', async () => {
+    const result = await doctor(tuned, true);
+    const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
+    // Eager dispatch shows at any load: the activity starts in the call that scheduled it.
+    expect(probe.eager).toBe(true);
+    expect(await completedActivities(tuned, probe.workflowId)).toBe(probe.rounds + 1);
+    // A machine whose load average exceeds its CPUs stretches every wait past the throttled
+    // mark; the probe says so (`busy`), and only a quiet machine's verdict is asserted.
+    if (!probe.busy) {
+      expect(probe).toMatchObject({ transfer: 'ok', advice: [] });
+      const human = await doctor(tuned, false);
+      expect(human.stdout).toContain('Server settings: OK for Tollgate.');
+    }
+  }, TWO_PROBES_MS);
+});
