@@ -21,7 +21,8 @@ import type {
   RunInput,
 } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
+import { auditQuery, decisionUpdates, pendingToolCallsQuery } from '../common/messages.js';
+import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveBus } from '../live/live-bus.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
@@ -68,12 +69,6 @@ export interface AgentClientContext {
   /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
   requireAgent(agentId: string): Promise<void>;
 }
-
-const UPDATE_OF: Record<DecisionKind, string> = {
-  approve: UPDATES.approveToolCall,
-  decline: UPDATES.declineToolCall,
-  resume: UPDATES.resumeToolCall,
-};
 
 /** Pause before asking Temporal a second time whether a run it said it does not know exists. */
 const RECHECK_MS = 500;
@@ -214,7 +209,7 @@ export class AgentClient {
     checkId(runId, 'runId');
     const { client } = await this.ownRun('read', runId);
     try {
-      return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
+      return await client.workflow.getHandle(runId).query(auditQuery);
     } catch (error) {
       throw await this.failure(error, runId);
     }
@@ -229,9 +224,7 @@ export class AgentClient {
 
   private async queryPending(client: Client, runId: string): Promise<PendingToolCall[]> {
     try {
-      return await client.workflow
-        .getHandle(runId)
-        .query<PendingToolCall[]>(QUERIES.pendingToolCalls);
+      return await client.workflow.getHandle(runId).query(pendingToolCallsQuery);
     } catch (error) {
       throw await this.failure(error, runId);
     }
@@ -357,7 +350,7 @@ export class AgentClient {
         deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
       } satisfies DecisionInput;
       const left = Math.max(1, started + waitMs - Date.now());
-      return await sendDecisionWithin<AppliedDecision>(client, runId, UPDATE_OF[kind], input, left);
+      return await sendDecisionWithin(client, runId, decisionUpdates[kind], input, left);
     } catch (error) {
       throw await this.failure(error, runId);
     }

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { makeChunk, type Chunk, type ChunkSlice } from '../common/chunks.js';
-import { QUERIES } from '../common/wire.js';
+import { chunksQuery } from '../common/messages.js';
 import type { LiveBus, LiveChunk } from '../live/live-bus.js';
 import { TollgateError } from '../common/errors.js';
 import { abortableCall } from './abortable-call.js';
@@ -162,7 +162,7 @@ async function readLog(
   offset: number,
 ): Promise<ChunkSlice> {
   try {
-    return await handle.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, { offset });
+    return await handle.query(chunksQuery, { offset });
   } catch (error) {
     throw await toTollgateError(error, handle.workflowId);
   }

@@ -139,43 +139,6 @@ export interface RunResult {
   usage: Usage;
 }
 
-/** Who decided, SPEC §10. */
-export interface DecidedBy {
-  id: string;
-  roles?: string[];
-}
-
-/** The one argument of every decision signal and update (SPEC §8). */
-export interface DecisionInput {
-  toolCallId?: string;
-  fingerprint?: string;
-  reason?: string;
-  decidedBy?: DecidedBy;
-  resumeData?: JsonValue;
-  /** Approve with edited arguments, checked against the tool's input schema. */
-  args?: JsonValue;
-  /** When given, the run must be a run of this agent (a client steering one agent sets it). */
-  agentId?: string;
-  /**
-   * ISO-8601 instant after which the run refuses this decision (`DECISION_DEADLINE_PASSED`),
-   * judged by workflow time when the decision reaches the run. The SDK sets it to now + its wait
-   * + a margin; raw signals and updates should set it so a late delivery cannot apply.
-   */
-  deadline?: string;
-}
-
-export type DecisionKind = 'approve' | 'decline' | 'resume';
-
-/** What an update returns once its decision is applied. */
-export interface AppliedDecision {
-  toolCallId: string;
-  toolName: string;
-  /** `approval-recorded`: one approval of a quorum; the call still waits for more. */
-  decision: 'approved' | 'declined' | 'resumed' | 'approval-recorded';
-  /** Chunk-log offset at which the run's continuation starts. */
-  offset: number;
-}
-
 /** A call waiting for a decision, as returned by the `pendingToolCalls` query (SPEC §9). */
 export interface PendingToolCall extends ToolCallRef {
   requiresApproval: boolean;
@@ -289,4 +252,5 @@ export interface SuspendedRun {
 }
 
 export type { AuditEntry, DecisionChannel, ReminderInfo, ReminderInput } from './audit-types.js';
+export type { AppliedDecision, DecidedBy, DecisionInput, DecisionKind } from './decision-types.js';
 export type { ThreadAppend, ThreadInput, ThreadRef } from './thread-types.js';

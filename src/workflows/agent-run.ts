@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -9,7 +8,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { refOf, type FinishReason } from '../common/chunks.js';
-import { TollgateError } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
   AgentManifest,
@@ -23,6 +21,7 @@ import { installHandlers } from './decisions.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
+import { asRunFailure } from './run-failure.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { namingOf, withToolIds } from './tool-naming.js';
@@ -161,19 +160,4 @@ function fail(state: RunState, error: unknown): void {
   }
   state.emit('error', { error: message });
   close(state, 'error', cancelled ? 'cancelled' : 'failed');
-}
-
-/** Fails the run with the cause's own type (e.g. `tollgate.AGENT_NOT_FOUND`) so clients can map it. */
-function asRunFailure(error: ActivityFailure): ApplicationFailure {
-  const cause = error.cause;
-  const type =
-    cause instanceof ApplicationFailure && TollgateError.codeOfFailureType(cause.type)
-      ? cause.type!
-      : 'tollgate.RUN_FAILED';
-  return ApplicationFailure.create({
-    type,
-    message: failureMessage(error),
-    nonRetryable: true,
-    cause: error,
-  });
 }

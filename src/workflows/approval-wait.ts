@@ -5,7 +5,7 @@ import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
 import { auditRef } from './audit-log.js';
 import { namingOf } from './tool-naming.js';
-import type { ToolRunContext } from './tool-calls.js';
+import type { ToolRunContext } from './tool-run-context.js';
 
 export type ApprovalOutcome =
   { kind: 'decided'; decision: Decision } | { kind: 'expired'; onTimeout: OnTimeout };
