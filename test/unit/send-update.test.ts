@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { sendUpdate } from '../src/client/send-update.js';
-import { decisionUpdates } from '../src/common/messages.js';
+import { sendUpdate } from '../../src/client/send-update.js';
+import { decisionUpdates } from '../../src/common/messages.js';
 
 /** A client whose update calls fail with `failures` in turn, then answer `done`. */
 function clientFailing(failures: Error[]): { client: Client; calls: () => number } {
