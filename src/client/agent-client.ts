@@ -386,7 +386,8 @@ export class AgentClient {
   /** What a failed call to Temporal means to the caller; a call cut short by shutdown is that. */
   private async failure(error: unknown, runId: string): Promise<unknown> {
     if (this.context.lifetime.aborted) return this.shutDown(error);
-    const failure = await toTollgateError(error, runId);
+    const client = await this.context.client().catch(() => undefined);
+    const failure = await toTollgateError(error, runId, client);
     const notFound = failure instanceof TollgateError && failure.code === 'RUN_NOT_FOUND';
     if (!notFound || !(error instanceof WorkflowNotFoundError)) return failure;
     return (await this.runExists(runId))

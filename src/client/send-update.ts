@@ -1,5 +1,5 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import type { UpdateDefinition } from '@temporalio/common';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How often an update the worker never saw is sent again, and the pause before each resend. */
@@ -30,8 +30,13 @@ export async function sendUpdate<Result, Args extends [unknown]>(
   }
 }
 
+/** The failure type the server gives an update that a completed workflow task left unprocessed. */
+const UNPROCESSED_UPDATE = 'UnprocessedUpdate';
+
 function neverReachedTheRun(error: unknown): boolean {
-  if (!(error instanceof WorkflowUpdateFailedError)) return false;
-  const cause = error.cause instanceof Error ? error.cause.message : '';
-  return /wasn't processed by worker/i.test(cause);
+  return (
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === UNPROCESSED_UPDATE
+  );
 }

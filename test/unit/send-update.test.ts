@@ -21,9 +21,11 @@ function clientFailing(failures: Error[]): { client: Client; calls: () => number
 const notProcessed = () =>
   new WorkflowUpdateFailedError(
     'Workflow Update failed',
+    // What the server answers (type UnprocessedUpdate); classified by type, not by its words.
     ApplicationFailure.create({
-      message:
-        "Workflow Update is rejected because it wasn't processed by worker. Probably, Workflow Update is not supported by the worker.",
+      type: 'UnprocessedUpdate',
+      message: 'not processed',
+      nonRetryable: true,
     }),
   );
 
