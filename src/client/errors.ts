@@ -114,11 +114,14 @@ export function isTemporalUnreachable(error: unknown): boolean {
  * answers.
  */
 const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAILABLE]);
-/**
- * FAILED_PRECONDITION answers a query while no worker has polled lately: the run's worker is
- * restarting, or the server has just restarted and not seen the pollers again yet.
- */
 const GRPC_FAILED_PRECONDITION = 9;
+/**
+ * A query while no worker has polled lately: the run's worker is restarting, or the server has
+ * just restarted and not seen the pollers again yet. The server gives this FAILED_PRECONDITION no
+ * typed detail, so it is the one answer still told apart by its text (other FAILED_PRECONDITION
+ * answers are final).
+ */
+const NO_POLLER = /no poller seen for task queue recently/;
 
 /**
  * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
@@ -130,10 +133,8 @@ export function isTransientReadFailure(error: unknown): boolean {
     return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
   }
   const grpc = grpcErrorIn(error);
-  return (
-    grpc !== undefined &&
-    (TRANSIENT_GRPC_CODES.has(grpc.code) || grpc.code === GRPC_FAILED_PRECONDITION)
-  );
+  if (grpc?.code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(grpc.message);
+  return grpc !== undefined && TRANSIENT_GRPC_CODES.has(grpc.code);
 }
 
 /** The gRPC status code of `error` or of an error it wraps, if any. */

@@ -77,9 +77,8 @@ describe('client-side error classification (no server)', () => {
     expect(isTemporalUnreachable(grpcError(3))).toBe(false);
   });
 
-  it('retries reads on restart-like statuses, FAILED_PRECONDITION (no poller yet) included', () => {
-    for (const code of [4, 8, 9, 10, 14])
-      expect(isTransientReadFailure(grpcError(code))).toBe(true);
-    for (const code of [3, 5, 7]) expect(isTransientReadFailure(grpcError(code))).toBe(false);
+  it('retries reads on restart-like statuses, not on refusals', () => {
+    for (const code of [4, 8, 10, 14]) expect(isTransientReadFailure(grpcError(code))).toBe(true);
+    for (const code of [3, 5, 7, 9]) expect(isTransientReadFailure(grpcError(code))).toBe(false);
   });
 });
