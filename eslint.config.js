@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.tollgate/**', 'eslint.config.js', 'jest.config.js'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tollgate/**', 'eslint.config.js', 'jest.config.js', 'jest.unit.config.js'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true } },

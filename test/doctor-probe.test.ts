@@ -73,36 +73,44 @@ describe('tollgate doctor --probe', () => {
     expect(defaults.dynamicConfig).toEqual({});
   });
 
-  it("finds the transfer queue throttled and no eager activities on Temporal's defaults", async () => {
-    const result = await doctor(defaults, true);
-    // No worker polls the `tollgate` task queue of this server: the usual exit 7.
-    expect(result.code).toBe(7);
-    const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
-    expect(probe.transfer).toBe('throttled');
-    expect(probe.eager).toBe(false);
-    expect(probe.advice.join('\n')).toContain('transferProcessorMaxPollRPS looks throttled');
-    expect(probe.advice.join('\n')).toContain('system.enableActivityEagerExecution');
-    // The probe ran what it timed: one warm-up and `rounds` activities, each measured.
-    expect(probe.wakeMs).toHaveLength(probe.rounds);
-    expect(await completedActivities(defaults, probe.workflowId)).toBe(probe.rounds + 1);
+  it(
+    "finds the transfer queue throttled and no eager activities on Temporal's defaults",
+    async () => {
+      const result = await doctor(defaults, true);
+      // No worker polls the `tollgate` task queue of this server: the usual exit 7.
+      expect(result.code).toBe(7);
+      const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
+      expect(probe.transfer).toBe('throttled');
+      expect(probe.eager).toBe(false);
+      expect(probe.advice.join('\n')).toContain('transferProcessorMaxPollRPS looks throttled');
+      expect(probe.advice.join('\n')).toContain('system.enableActivityEagerExecution');
+      // The probe ran what it timed: one warm-up and `rounds` activities, each measured.
+      expect(probe.wakeMs).toHaveLength(probe.rounds);
+      expect(await completedActivities(defaults, probe.workflowId)).toBe(probe.rounds + 1);
 
-    const human = await doctor(defaults, false);
-    expect(human.stdout).toContain('transferProcessorMaxPollRPS looks throttled');
-    expect(human.stdout).toContain('history.transferProcessorMaxPollRPS to 2000');
-  }, TWO_PROBES_MS);
+      const human = await doctor(defaults, false);
+      expect(human.stdout).toContain('transferProcessorMaxPollRPS looks throttled');
+      expect(human.stdout).toContain('history.transferProcessorMaxPollRPS to 2000');
+    },
+    TWO_PROBES_MS,
+  );
 
-  it('says the tuned dev server needs no change', async () => {
-    const result = await doctor(tuned, true);
-    const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
-    // Eager dispatch shows at any load: the activity starts in the call that scheduled it.
-    expect(probe.eager).toBe(true);
-    expect(await completedActivities(tuned, probe.workflowId)).toBe(probe.rounds + 1);
-    // A machine whose load average exceeds its CPUs stretches every wait past the throttled
-    // mark; the probe says so (`busy`), and only a quiet machine's verdict is asserted.
-    if (!probe.busy) {
-      expect(probe).toMatchObject({ transfer: 'ok', advice: [] });
-      const human = await doctor(tuned, false);
-      expect(human.stdout).toContain('Server settings: OK for Tollgate.');
-    }
-  }, TWO_PROBES_MS);
+  it(
+    'says the tuned dev server needs no change',
+    async () => {
+      const result = await doctor(tuned, true);
+      const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
+      // Eager dispatch shows at any load: the activity starts in the call that scheduled it.
+      expect(probe.eager).toBe(true);
+      expect(await completedActivities(tuned, probe.workflowId)).toBe(probe.rounds + 1);
+      // A machine whose load average exceeds its CPUs stretches every wait past the throttled
+      // mark; the probe says so (`busy`), and only a quiet machine's verdict is asserted.
+      if (!probe.busy) {
+        expect(probe).toMatchObject({ transfer: 'ok', advice: [] });
+        const human = await doctor(tuned, false);
+        expect(human.stdout).toContain('Server settings: OK for Tollgate.');
+      }
+    },
+    TWO_PROBES_MS,
+  );
 });

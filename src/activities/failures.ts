@@ -1,5 +1,5 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { TollgateError } from '../common/errors.js';
+import { tollgateFailure } from '../common/failure.js';
 import { modelCallFailure } from './model-errors.js';
 
 /**
@@ -9,12 +9,7 @@ import { modelCallFailure } from './model-errors.js';
  */
 export function asActivityFailure(error: unknown): unknown {
   if (error instanceof TollgateError) {
-    return ApplicationFailure.create({
-      type: error.failureType,
-      message: error.message,
-      nonRetryable: true,
-      cause: error,
-    });
+    return tollgateFailure(error.code, error.message, { cause: error });
   }
   return modelCallFailure(error) ?? error;
 }

@@ -1,6 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { JsonValue } from '../common/json.js';
-import { QUERIES } from '../common/wire.js';
+import { conversationQuery } from '../common/messages.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
@@ -44,9 +43,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const conversations = new ConversationCache();
   const readConversation = (runId: string, upTo: number) =>
-    deps.client.workflow
-      .getHandle(runId)
-      .query<JsonValue[], [{ upTo: number }]>(QUERIES.conversation, { upTo });
+    deps.client.workflow.getHandle(runId).query(conversationQuery, { upTo });
   return {
     ...createMemoryActivities(deps.client, deps.threads),
     /** Runs started before tools were named by key call it without `options`: by id. */

@@ -8,7 +8,8 @@ import {
   jsonByteLength,
   retainedMessages,
 } from '../common/thread-retention.js';
-import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../common/wire.js';
+import { threadAppendSignal, threadMessagesQuery } from '../common/messages.js';
+import { THREAD_WORKFLOW, threadWorkflowId } from '../common/wire.js';
 import { classified } from './failures.js';
 import { legacyThreadId } from './legacy-thread.js';
 
@@ -38,9 +39,7 @@ export function createMemoryActivities(client: Client, settings: ThreadSettings)
   /** The thread's last messages, or `undefined` if no thread has this id. */
   async function messagesOf(id: string, last: number): Promise<JsonValue[] | undefined> {
     try {
-      return await client.workflow
-        .getHandle(id)
-        .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, { last });
+      return await client.workflow.getHandle(id).query(threadMessagesQuery, { last });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
@@ -107,7 +106,7 @@ export function createMemoryActivities(client: Client, settings: ThreadSettings)
           workflowId,
           taskQueue: Context.current().info.taskQueue,
           args: [input],
-          signal: THREAD_MESSAGES.append,
+          signal: threadAppendSignal,
           signalArgs: [{ runId: ref.runId, messages: ref.messages }],
           staticSummary: `memory of ${ref.agentId} thread ${ref.threadId} (${ref.resourceId})`,
         });

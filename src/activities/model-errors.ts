@@ -1,6 +1,6 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import type { ApplicationFailure } from '@temporalio/common';
 import { APICallError, RetryError } from 'ai';
-import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import { tollgateFailure } from '../common/failure.js';
 
 /** HTTP statuses a provider answers when trying again later can succeed. */
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
@@ -24,20 +24,21 @@ export function modelCallFailure(error: unknown): ApplicationFailure | undefined
   const said = providerMessage(apiError.message);
   if (status >= 500 || RETRYABLE_STATUS.has(status)) {
     const delay = retryAfterMs(apiError.responseHeaders ?? {});
-    return ApplicationFailure.create({
-      type: FAILURE_TYPE_PREFIX + 'MODEL_UNAVAILABLE',
-      message: `The model provider answered HTTP ${status} (${said}); the step is retried${delay !== undefined ? ` after ${delay} ms as the provider asked` : ''}.`,
-      nonRetryable: false,
-      ...(delay !== undefined ? { nextRetryDelay: delay } : {}),
-      cause: apiError,
-    });
+    return tollgateFailure(
+      'MODEL_UNAVAILABLE',
+      `The model provider answered HTTP ${status} (${said}); the step is retried${delay !== undefined ? ` after ${delay} ms as the provider asked` : ''}.`,
+      {
+        nonRetryable: false,
+        ...(delay !== undefined ? { nextRetryDelay: delay } : {}),
+        cause: apiError,
+      },
+    );
   }
-  return ApplicationFailure.create({
-    type: FAILURE_TYPE_PREFIX + 'MODEL_REQUEST_REJECTED',
-    message: `The model provider rejected the request with HTTP ${status} (${said}); check the model's API key, access and model id — retrying the same request cannot succeed.`,
-    nonRetryable: true,
-    cause: apiError,
-  });
+  return tollgateFailure(
+    'MODEL_REQUEST_REJECTED',
+    `The model provider rejected the request with HTTP ${status} (${said}); check the model's API key, access and model id — retrying the same request cannot succeed.`,
+    { cause: apiError },
+  );
 }
 
 function apiCallErrorOf(error: unknown): APICallError | undefined {

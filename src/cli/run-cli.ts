@@ -9,9 +9,6 @@ import { exitCodeOfError, EXIT, type ExitCode } from './exit-codes.js';
 import { commandHelp, generalHelp, runsHelp, usageHint } from './help.js';
 import { Output, type Sink } from './output.js';
 
-/** gRPC status of an unreachable server. */
-const GRPC_UNAVAILABLE = 14;
-
 /** Runs `argv` (without the node and script paths) and resolves to the exit code. */
 export async function runCli(
   argv: string[],
@@ -23,7 +20,7 @@ export async function runCli(
   try {
     parsed = parseCommandLine(argv);
   } catch (error) {
-    const { code, message } = describeError(error);
+    const { code, message } = await describeError(error);
     output.error(code, message, usageHint(findCommand(argv.filter((a) => !a.startsWith('-')))));
     return EXIT.usage;
   }
@@ -42,24 +39,23 @@ export async function runCli(
     const handler = await parsed.spec.load();
     return await handler({ ...parsed, output });
   } catch (error) {
-    const { code, message } = describeError(error);
+    const { code, message } = await describeError(error);
     output.error(code, message, error instanceof UsageError ? usageHint(parsed.spec) : undefined);
     return exitCodeOfError(code);
   }
 }
 
 /** The stable code and one-line message of any failure. */
-function describeError(error: unknown): { code: string; message: string } {
+async function describeError(error: unknown): Promise<{ code: string; message: string }> {
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
   if (error instanceof UsageError) return { code: error.code, message };
   if (error instanceof Error && error.name === 'TollgateError' && typeof code === 'string') {
     return { code, message };
   }
-  if (
-    code === GRPC_UNAVAILABLE ||
-    /failed to connect|connection refused|unavailable/i.test(message)
-  ) {
+  // Loaded only on failure: `--help` and usage errors need no Temporal client.
+  const { isTemporalUnreachable } = await import('../client/errors.js');
+  if (isTemporalUnreachable(error)) {
     return {
       code: 'TEMPORAL_UNAVAILABLE',
       message: `Temporal did not answer (${message}); check --address or TEMPORAL_ADDRESS.`,

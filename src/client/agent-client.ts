@@ -1,37 +1,20 @@
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  isGrpcDeadlineError,
-  type Client,
-  type WorkflowExecutionDescription,
-} from '@temporalio/client';
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { parseDuration } from '../common/approval-rules.js';
+import { type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
   AuditEntry,
-  DecisionInput,
   DecisionKind,
   PendingToolCall,
-  RequestPolicy,
-  RunInput,
 } from '../common/run-types.js';
-import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, QUERIES, UPDATES } from '../common/wire.js';
-import type { ToolApprovalPolicy } from '../definitions/agent.js';
-import type { LiveDeltaTransport } from '../live/live-transport.js';
+import { auditQuery, pendingToolCallsQuery } from '../common/messages.js';
+import type { Scope, ScopeAction } from '../common/scope.js';
+import type { AgentClientContext } from './agent-client-context.js';
 import { collectOutput, type AgentOutput } from './agent-output.js';
 import { AgentStream, latestPending } from './agent-stream.js';
-import { toRules } from '../definitions/approval-policy.js';
+import { applyDecision } from './apply-decision.js';
 import { autoResume } from './auto-resume.js';
-import { sendDecisionWithin } from './bounded-decision.js';
-import type { CheckedDecisionSettings } from './decision-settings.js';
-import { toTollgateError } from './errors.js';
-import type { WorkerAvailability } from './worker-pollers.js';
+import { callFailure, shutDownError } from './call-failure.js';
 import {
   listSuspendedRuns,
   type ListSuspendedRunsOptions,
@@ -49,34 +32,9 @@ import {
 } from './run-options.js';
 import { LiveSubscription, tailRun } from './run-tail.js';
 import { ScopeGuard } from './scope-guard.js';
-import type { Scope, ScopeAction } from '../common/scope.js';
+import { startRun } from './start-run.js';
 
-/** What an agent handle needs from the runtime that made it. */
-export interface AgentClientContext {
-  client(): Promise<Client>;
-  taskQueue: string;
-  bus: LiveDeltaTransport;
-  /** Aborted when the runtime shuts down: streams stop following their runs. */
-  lifetime: AbortSignal;
-  /** Keeps a request's policy function in this process; returns the task queue that serves it. */
-  holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
-  releasePolicy(runId: string): void;
-  /** How long decisions wait, and their deadline margin. */
-  decisions: CheckedDecisionSettings;
-  /** Whether a run's task queue has a worker; shared by the runtime's handles. */
-  workers: WorkerAvailability;
-  /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
-  requireAgent(agentId: string): Promise<void>;
-}
-
-const UPDATE_OF: Record<DecisionKind, string> = {
-  approve: UPDATES.approveToolCall,
-  decline: UPDATES.declineToolCall,
-  resume: UPDATES.resumeToolCall,
-};
-
-/** Pause before asking Temporal a second time whether a run it said it does not know exists. */
-const RECHECK_MS = 500;
+export type { AgentClientContext } from './agent-client-context.js';
 
 /**
  * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
@@ -109,48 +67,7 @@ export class AgentClient {
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
-    const runId = opts.runId ?? randomUUID();
-    const input: RunInput = {
-      agentId: this.agentId,
-      messages: initial,
-      requestPolicy: await this.requestPolicy(runId, opts.requireToolApproval),
-      requestContext: opts.requestContext ?? {},
-      ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
-      ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
-      ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
-    };
-    const live = new LiveSubscription(this.context.bus, runId);
-    try {
-      await client.workflow.start(AGENT_RUN_WORKFLOW, {
-        workflowId: runId,
-        taskQueue: this.context.taskQueue,
-        args: [input],
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        staticSummary: `${this.agentId}: ${summaryOf(initial)}`,
-        typedSearchAttributes: [
-          { key: SA_KEYS.agentId, value: this.agentId },
-          { key: SA_KEYS.status, value: 'running' },
-          ...(opts.memory
-            ? [
-                { key: SA_KEYS.threadId, value: opts.memory.thread },
-                { key: SA_KEYS.resourceId, value: opts.memory.resource },
-              ]
-            : []),
-        ],
-      });
-    } catch (error) {
-      live.close();
-      this.context.releasePolicy(runId);
-      if (error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError') {
-        throw new TollgateError(
-          'INVALID_OPTIONS',
-          `A run with id "${runId}" already exists; choose another runId.`,
-          { cause: error },
-        );
-      }
-      throw await toTollgateError(error, runId);
-    }
+    const { runId, live } = await startRun(this.context, this.agentId, client, initial, opts);
     return this.follow(client, runId, 0, live);
   }
 
@@ -196,7 +113,7 @@ export class AgentClient {
       kind === 'approve' ? 'approveToolCall' : 'declineToolCall',
     );
     const { client, run } = await this.ownRun('decide', checked.runId);
-    return this.applyDecision(client, kind, checked, run);
+    return applyDecision(this.context, this.agentId, client, kind, checked, run);
   }
 
   async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
@@ -231,9 +148,9 @@ export class AgentClient {
     checkId(runId, 'runId');
     const { client } = await this.ownRun('read', runId);
     try {
-      return await client.workflow.getHandle(runId).query<AuditEntry[]>(QUERIES.audit);
+      return await client.workflow.getHandle(runId).query(auditQuery);
     } catch (error) {
-      throw await this.failure(error, runId);
+      throw await callFailure(this.context, error, runId);
     }
   }
 
@@ -246,11 +163,9 @@ export class AgentClient {
 
   private async queryPending(client: Client, runId: string): Promise<PendingToolCall[]> {
     try {
-      return await client.workflow
-        .getHandle(runId)
-        .query<PendingToolCall[]>(QUERIES.pendingToolCalls);
+      return await client.workflow.getHandle(runId).query(pendingToolCallsQuery);
     } catch (error) {
-      throw await this.failure(error, runId);
+      throw await callFailure(this.context, error, runId);
     }
   }
 
@@ -267,7 +182,7 @@ export class AgentClient {
       const client = await this.context.client();
       return await listSuspendedRuns(client, this.agentId, options, this.guard.scope);
     } catch (error) {
-      throw this.context.lifetime.aborted ? this.shutDown(error) : error;
+      throw this.context.lifetime.aborted ? shutDownError(error) : error;
     }
   }
 
@@ -284,7 +199,7 @@ export class AgentClient {
     try {
       return { client, run: await this.guard.run(client, runId) };
     } catch (error) {
-      throw await this.failure(error, runId);
+      throw await callFailure(this.context, error, runId);
     }
   }
 
@@ -317,7 +232,7 @@ export class AgentClient {
     const target = pickApprovalTarget(found, options);
     const client = await this.context.client();
     const { reason, decidedBy, resumeData, wait } = options;
-    await this.applyDecision(client, target.kind, {
+    await applyDecision(this.context, this.agentId, client, target.kind, {
       runId: target.runId,
       toolCallId: target.toolCallId,
       ...(wait !== undefined ? { wait } : {}),
@@ -336,118 +251,12 @@ export class AgentClient {
     const live = new LiveSubscription(this.context.bus, options.runId);
     let applied: AppliedDecision;
     try {
-      applied = await this.applyDecision(client, kind, options, run);
+      applied = await applyDecision(this.context, this.agentId, client, kind, options, run);
     } catch (error) {
       live.close();
       throw error;
     }
     return this.follow(client, options.runId, applied.offset, live);
-  }
-
-  /**
-   * Sends one decision as an update, validated by the run before anything reaches history, and
-   * answers within the decision's wait: `WORKER_UNAVAILABLE` at once (nothing sent) when no
-   * worker polls the run's task queue, `DECISION_NOT_CONFIRMED` when the wait runs out. The
-   * decision carries a deadline (now + wait + margin) after which the run refuses it. `run` is
-   * the run's description when the caller has just read it.
-   */
-  private async applyDecision(
-    client: Client,
-    kind: DecisionKind,
-    options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
-    run?: WorkflowExecutionDescription,
-  ): Promise<AppliedDecision> {
-    const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
-    const { channel } = options;
-    const { waitMs: defaultWaitMs, deadlineMarginMs } = this.context.decisions;
-    const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
-    const started = Date.now();
-    try {
-      await this.assertWorker(client, runId, started + waitMs, run);
-      const input = {
-        agentId: this.agentId,
-        ...(args !== undefined ? { args } : {}),
-        ...(toolCallId !== undefined ? { toolCallId } : {}),
-        ...(fingerprint !== undefined ? { fingerprint } : {}),
-        ...(reason !== undefined ? { reason } : {}),
-        ...(decidedBy !== undefined ? { decidedBy } : {}),
-        ...(resumeData !== undefined ? { resumeData } : {}),
-        ...(channel !== undefined ? { channel } : {}),
-        deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
-      } satisfies DecisionInput;
-      const left = Math.max(1, started + waitMs - Date.now());
-      return await sendDecisionWithin<AppliedDecision>(client, runId, UPDATE_OF[kind], input, left);
-    } catch (error) {
-      throw await this.failure(error, runId);
-    }
-  }
-
-  /** Throws `WORKER_UNAVAILABLE` when no worker polls the open run's task queue. */
-  private async assertWorker(
-    client: Client,
-    runId: string,
-    deadline: number,
-    run?: WorkflowExecutionDescription,
-  ): Promise<void> {
-    let found;
-    try {
-      found = await client.connection.withDeadline(deadline, () =>
-        this.context.workers.ofRun(client, runId, run),
-      );
-    } catch (error) {
-      if (!isGrpcDeadlineError(error)) throw error;
-      throw new TollgateError(
-        'TEMPORAL_UNAVAILABLE',
-        `Temporal did not answer about run ${runId} within the decision's wait; nothing was sent, try again.`,
-        { cause: error },
-      );
-    }
-    if (found?.pollers !== 0) return;
-    throw new TollgateError(
-      'WORKER_UNAVAILABLE',
-      `No worker polls task queue '${found.taskQueue}' of run ${runId}, so nothing would apply the decision; it was not sent. Start a worker for that queue, then decide again.`,
-    );
-  }
-
-  /** What a failed call to Temporal means to the caller; a call cut short by shutdown is that. */
-  private async failure(error: unknown, runId: string): Promise<unknown> {
-    if (this.context.lifetime.aborted) return this.shutDown(error);
-    const failure = await toTollgateError(error, runId);
-    const notFound = failure instanceof TollgateError && failure.code === 'RUN_NOT_FOUND';
-    if (!notFound || !(error instanceof WorkflowNotFoundError)) return failure;
-    return (await this.runExists(runId))
-      ? new TollgateError(
-          'TEMPORAL_UNAVAILABLE',
-          `Temporal answered that run ${runId} does not exist, but it does: the server has probably just restarted. Nothing was changed; try again.`,
-          { cause: error },
-        )
-      : failure;
-  }
-
-  /**
-   * Whether Temporal knows the run, asked twice half a second apart: a server that has just
-   * restarted can answer NOT_FOUND for a moment about runs that exist.
-   */
-  private async runExists(runId: string): Promise<boolean> {
-    const handle = (await this.context.client()).workflow.getHandle(runId);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      if (attempt > 0) await sleep(RECHECK_MS);
-      try {
-        await handle.describe();
-        return true;
-      } catch (error) {
-        if (!(error instanceof WorkflowNotFoundError)) return true;
-      }
-    }
-    return false;
-  }
-
-  private shutDown(cause: unknown): TollgateError {
-    return new TollgateError(
-      'SHUT_DOWN',
-      'The Tollgate this client belongs to was shut down while the call was under way.',
-      { cause },
-    );
   }
 
   private follow(
@@ -468,21 +277,4 @@ export class AgentClient {
     );
     return stream;
   }
-
-  private async requestPolicy(
-    runId: string,
-    policy: RunOptions['requireToolApproval'],
-  ): Promise<RequestPolicy> {
-    if (policy === undefined) return { kind: 'agent-default' };
-    if (typeof policy === 'boolean') return { kind: policy ? 'always' : 'never' };
-    if (typeof policy === 'string') return { kind: 'named', name: policy };
-    return { kind: 'function', taskQueue: await this.context.holdPolicy(runId, policy) };
-  }
-}
-
-function summaryOf(messages: JsonValue[]): string {
-  const last = messages.at(-1) as { content?: unknown } | undefined;
-  const text =
-    typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -12,12 +12,8 @@ import type {
   Publication,
 } from '../common/directory-types.js';
 import { TollgateError } from '../common/errors.js';
-import {
-  AGENT_DIRECTORY_WORKFLOW,
-  agentDirectoryId,
-  DIRECTORY_MEMO_KEY,
-  DIRECTORY_UPDATES,
-} from '../common/wire.js';
+import { AGENT_DIRECTORY_WORKFLOW, agentDirectoryId, DIRECTORY_MEMO_KEY } from '../common/wire.js';
+import { directoryPublishUpdate, directoryWithdrawUpdate } from '../common/messages.js';
 import { isTemporalUnreachable } from './errors.js';
 import { quote } from './list-suspended-runs.js';
 import { recentPollers } from './worker-pollers.js';
@@ -134,7 +130,7 @@ export class AgentDirectory {
         // not awaited, since a crashed worker's sticky queue can hold it for seconds.
         const applied = client.workflow
           .getHandle(workflowId)
-          .executeUpdate(DIRECTORY_UPDATES.publish, { args: [publication] });
+          .executeUpdate(directoryPublishUpdate, { args: [publication] });
         void bounded(applied, PUBLISH_WAIT_MS, `publishing agent "${agent.agentId}"`);
       }),
     );
@@ -148,7 +144,7 @@ export class AgentDirectory {
         bounded(
           client.workflow
             .getHandle(agentDirectoryId(this.taskQueue, agentId))
-            .executeUpdate(DIRECTORY_UPDATES.withdraw, { args: [worker] })
+            .executeUpdate(directoryWithdrawUpdate, { args: [worker] })
             // A removed entry lists nobody: nothing to withdraw from.
             .catch((error: unknown) => {
               if (!(error instanceof WorkflowNotFoundError)) throw error;

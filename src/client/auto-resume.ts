@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import { isTollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
+import { autoResumeUpdate } from '../common/messages.js';
 import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
-import { AUTO_RESUME_UPDATE } from '../common/wire.js';
 import type { LiveDeltaTransport } from '../live/live-transport.js';
 import { toTollgateError } from './errors.js';
 import { sendUpdate } from './send-update.js';
@@ -45,12 +45,7 @@ export async function autoResume(
   };
   const live = new LiveSubscription(bus, target.run.runId);
   try {
-    const applied = await sendUpdate<AppliedDecision, [AutoResumeInput]>(
-      client,
-      target.run.runId,
-      AUTO_RESUME_UPDATE,
-      [input],
-    );
+    const applied = await sendUpdate(client, target.run.runId, autoResumeUpdate, [input]);
     return { runId: target.run.runId, applied, live };
   } catch (error) {
     live.close();

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { TollgateError } from '../common/errors.js';
 import type { DecisionInput } from '../common/run-types.js';
 import { sendUpdate } from './send-update.js';
@@ -12,7 +13,7 @@ import { sendUpdate } from './send-update.js';
 export async function sendDecisionWithin<Result>(
   client: Client,
   runId: string,
-  name: string,
+  update: UpdateDefinition<Result, [DecisionInput]>,
   input: DecisionInput & { deadline: string },
   waitMs: number,
 ): Promise<Result> {
@@ -25,7 +26,7 @@ export async function sendDecisionWithin<Result>(
     }, waitMs);
   });
   const sent = client.connection.withAbortSignal(controller.signal, () =>
-    sendUpdate<Result, [DecisionInput]>(client, runId, name, [input], controller.signal),
+    sendUpdate(client, runId, update, [input], controller.signal),
   );
   // The cancelled update rejects after the timeout has answered; nobody waits for it any more.
   sent.catch(() => undefined);

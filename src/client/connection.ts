@@ -1,6 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { InterceptingCall, Metadata, status as grpcStatus, type Interceptor } from '@grpc/grpc-js';
-import { Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
+import {
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  ServiceError,
+} from '@temporalio/client';
 
 type Call = ConstructorParameters<typeof InterceptingCall>[0];
 
@@ -56,10 +61,15 @@ export async function connectClosable(address: string): Promise<ClosableConnecti
     }
     return new InterceptingCall(call);
   };
-  const connection = await Connection.connect({
-    address,
-    interceptors: [retry, closedChannelGuard],
-  });
+  const connection = Connection.lazy({ address, interceptors: [retry, closedChannelGuard] });
+  try {
+    await connection.ensureConnected();
+  } catch (error) {
+    // What the server answered comes wrapped in a ServiceError; anything else is the channel
+    // never becoming ready before the connect deadline: Temporal was not reached at all.
+    if (error instanceof ServiceError) throw error;
+    throw new ConnectDeadlineError(error);
+  }
   return {
     connection,
     close: async () => {
@@ -67,6 +77,15 @@ export async function connectClosable(address: string): Promise<ClosableConnecti
       await connection.close();
     },
   };
+}
+
+/** The client could not reach Temporal before its connect deadline; nothing was sent. */
+export class ConnectDeadlineError extends Error {
+  override readonly name = 'ConnectDeadlineError';
+
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+  }
 }
 
 /** A call that ends as soon as it starts, with status CANCELLED. */

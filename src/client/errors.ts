@@ -1,5 +1,6 @@
 import {
   QueryNotRegisteredError,
+  type Client,
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -7,15 +8,23 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, NamespaceNotFoundError } from '@temporalio/common';
 import { TollgateError } from '../common/errors.js';
+import { ConnectDeadlineError } from './connection.js';
 
 const GRPC_NOT_FOUND = 5;
 const GRPC_UNAVAILABLE = 14;
 
 /**
  * Turns what the Temporal client throws into the `TollgateError` a user can act on. Other errors
- * (a crash, a server fault) pass through unchanged.
+ * (a crash, a server fault) pass through unchanged. Temporal answers NOT_FOUND both for a run it
+ * does not know and for a decision sent to a run that has closed; with `client`, the run is
+ * described to tell the two apart (`RUN_FINISHED` or `RUN_NOT_FOUND`), instead of reading the
+ * answer's words.
  */
-export async function toTollgateError(error: unknown, runId: string): Promise<unknown> {
+export async function toTollgateError(
+  error: unknown,
+  runId: string,
+  client?: Client,
+): Promise<unknown> {
   if (error instanceof TollgateError) return error;
   if (error instanceof NamespaceNotFoundError) {
     return new TollgateError(
@@ -34,17 +43,17 @@ export async function toTollgateError(error: unknown, runId: string): Promise<un
   const failure = applicationFailureIn(error);
   const code = TollgateError.codeOfFailureType(failure?.type);
   if (failure && code) return new TollgateError(code, failure.message, { cause: error });
-  if (isCompletedError(error)) {
-    return new TollgateError(
-      'RUN_FINISHED',
-      `Run ${runId} has finished; it takes no more decisions.`,
-      { cause: error },
-    );
-  }
   if (
     error instanceof WorkflowNotFoundError ||
     (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND)
   ) {
+    if (client && (await hasClosed(client, runId))) {
+      return new TollgateError(
+        'RUN_FINISHED',
+        `Run ${runId} has finished; it takes no more decisions.`,
+        { cause: error },
+      );
+    }
     return new TollgateError(
       'RUN_NOT_FOUND',
       `No run with id "${runId}" exists in this namespace.`,
@@ -76,9 +85,14 @@ function applicationFailureIn(error: unknown): ApplicationFailure | undefined {
   return undefined;
 }
 
-function isCompletedError(error: unknown): boolean {
-  const message = error instanceof Error ? error.message : '';
-  return /already completed|workflow execution already finished/i.test(message);
+/** Whether the run exists and has closed; `false` when it cannot be described. */
+async function hasClosed(client: Client, runId: string): Promise<boolean> {
+  try {
+    const { status } = await client.workflow.getHandle(runId).describe();
+    return status.name !== 'RUNNING';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -90,7 +104,7 @@ export function isTemporalUnreachable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   return (
     error.name === 'TransportError' ||
-    error.message.includes('Failed to connect before the deadline') ||
+    error instanceof ConnectDeadlineError ||
     grpcCodeIn(error) === GRPC_UNAVAILABLE
   );
 }
@@ -103,7 +117,9 @@ const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAI
 const GRPC_FAILED_PRECONDITION = 9;
 /**
  * A query while no worker has polled lately: the run's worker is restarting, or the server has
- * just restarted and not seen the pollers again yet.
+ * just restarted and not seen the pollers again yet. The server gives this FAILED_PRECONDITION no
+ * typed detail, so it is the one answer still told apart by its text (other FAILED_PRECONDITION
+ * answers are final).
  */
 const NO_POLLER = /no poller seen for task queue recently/;
 

@@ -7,7 +7,8 @@ import { exactLimits, maySeeRun, type ExactLimits, type Scope } from '../common/
 import type { PendingToolCall, SuspendedRun } from '../common/run-types.js';
 
 export type { SuspendedRun };
-import { QUERIES, SEARCH_ATTRIBUTES } from '../common/wire.js';
+import { pendingToolCallsQuery } from '../common/messages.js';
+import { SEARCH_ATTRIBUTES } from '../common/wire.js';
 import { isTemporalUnreachable } from './errors.js';
 import { checkId } from './run-options.js';
 
@@ -168,7 +169,7 @@ const PENDING_QUERY_DEADLINE_MS = 5000;
 async function pendingOf(client: Client, runId: string): Promise<PendingToolCall[] | undefined> {
   try {
     return await client.connection.withDeadline(Date.now() + PENDING_QUERY_DEADLINE_MS, () =>
-      client.workflow.getHandle(runId).query<PendingToolCall[]>(QUERIES.pendingToolCalls),
+      client.workflow.getHandle(runId).query(pendingToolCallsQuery),
     );
   } catch (error) {
     // Gone since the listing: it no longer waits. Anything else: no worker answered.

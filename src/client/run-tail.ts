@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { makeChunk, type Chunk, type ChunkSlice } from '../common/chunks.js';
-import { QUERIES } from '../common/wire.js';
+import { chunksQuery } from '../common/messages.js';
 import type { LiveChunk, LiveDeltaTransport } from '../live/live-transport.js';
 import { TollgateError } from '../common/errors.js';
 import { abortableCall } from './abortable-call.js';
@@ -208,12 +208,10 @@ async function readLog(
   offset: number,
 ): Promise<LogRead> {
   try {
-    let slice: LogRead = await handle.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, {
-      offset,
-    });
+    let slice: LogRead = await handle.query(chunksQuery, { offset });
     while (slice.base !== undefined && offset < slice.base && slice.previousExecution) {
       const earlier = client.workflow.getHandle(handle.workflowId, slice.previousExecution);
-      slice = await earlier.query<ChunkSlice, [{ offset: number }]>(QUERIES.chunks, { offset });
+      slice = await earlier.query(chunksQuery, { offset });
       slice.earlier = true;
     }
     return slice;

@@ -1,4 +1,5 @@
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure, type UpdateDefinition } from '@temporalio/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** How often an update the worker never saw is sent again, and the pause before each resend. */
@@ -14,14 +15,14 @@ const RESEND_PAUSE_MS = 200;
 export async function sendUpdate<Result, Args extends [unknown]>(
   client: Client,
   runId: string,
-  name: string,
+  update: UpdateDefinition<Result, Args>,
   args: Args,
   signal?: AbortSignal,
 ): Promise<Result> {
   const handle = client.workflow.getHandle(runId);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await handle.executeUpdate<Result, Args>(name, { args });
+      return await handle.executeUpdate(update, { args });
     } catch (error) {
       if (attempt >= RESENDS || !neverReachedTheRun(error)) throw error;
       await sleep(RESEND_PAUSE_MS * (attempt + 1), undefined, signal ? { signal } : {});
@@ -29,8 +30,13 @@ export async function sendUpdate<Result, Args extends [unknown]>(
   }
 }
 
+/** The failure type the server gives an update that a completed workflow task left unprocessed. */
+const UNPROCESSED_UPDATE = 'UnprocessedUpdate';
+
 function neverReachedTheRun(error: unknown): boolean {
-  if (!(error instanceof WorkflowUpdateFailedError)) return false;
-  const cause = error.cause instanceof Error ? error.cause.message : '';
-  return /wasn't processed by worker/i.test(cause);
+  return (
+    error instanceof WorkflowUpdateFailedError &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === UNPROCESSED_UPDATE
+  );
 }

@@ -1,5 +1,5 @@
 import type { JsonValue } from './json.js';
-import type { AppliedDecision, DecidedBy, DecisionKind } from './run-types.js';
+import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
 
 /** How a decision reached the run. */
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link';

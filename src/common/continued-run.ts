@@ -1,7 +1,7 @@
 import type { AuditEntry } from './audit-types.js';
 import type { Usage } from './chunks.js';
 import type { JsonValue } from './json.js';
-import type { ToolNaming } from './run-types.js';
+import type { ToolNaming } from './tool-naming.js';
 
 /**
  * When a run's Temporal history is handed over to a new execution (continue-as-new) and when a

@@ -14,12 +14,7 @@ export interface RetrySpec {
   initialIntervalMs: number;
 }
 
-/**
- * How a run names its tools (SPEC §1 "Tool names"): `key`, by their key in the agent's `tools`
- * (runs started since the `tollgate-tool-keys` patch); `id`, by the tool's `id` (runs started
- * before). Fixed at the start of a run, for its whole life.
- */
-export type ToolNaming = 'key' | 'id';
+export type { ToolNaming } from './tool-naming.js';
 
 /** What the workflow needs to know about one tool; recorded once per run in history. */
 export interface ToolManifest {
@@ -147,48 +142,6 @@ export interface RunResult {
   usage: Usage;
 }
 
-/** Who decided, SPEC §10. */
-export interface DecidedBy {
-  id: string;
-  roles?: string[];
-}
-
-/** The one argument of every decision signal and update (SPEC §8). */
-export interface DecisionInput {
-  toolCallId?: string;
-  fingerprint?: string;
-  reason?: string;
-  decidedBy?: DecidedBy;
-  resumeData?: JsonValue;
-  /** Approve with edited arguments, checked against the tool's input schema. */
-  args?: JsonValue;
-  /** When given, the run must be a run of this agent (a client steering one agent sets it). */
-  agentId?: string;
-  /**
-   * ISO-8601 instant after which the run refuses this decision (`DECISION_DEADLINE_PASSED`),
-   * judged by workflow time when the decision reaches the run. The SDK sets it to now + its wait
-   * + a margin; raw signals and updates should set it so a late delivery cannot apply.
-   */
-  deadline?: string;
-  /**
-   * `'link'` when the decision came through a signed link (README "Chat channels"); recorded as
-   * the decision's audit channel. Updates only: a signal carrying it is refused.
-   */
-  channel?: 'link';
-}
-
-export type DecisionKind = 'approve' | 'decline' | 'resume';
-
-/** What an update returns once its decision is applied. */
-export interface AppliedDecision {
-  toolCallId: string;
-  toolName: string;
-  /** `approval-recorded`: one approval of a quorum; the call still waits for more. */
-  decision: 'approved' | 'declined' | 'resumed' | 'approval-recorded';
-  /** Chunk-log offset at which the run's continuation starts. */
-  offset: number;
-}
-
 /** A call waiting for a decision, as returned by the `pendingToolCalls` query (SPEC §9). */
 export interface PendingToolCall extends ToolCallRef {
   requiresApproval: boolean;
@@ -307,4 +260,5 @@ export interface SuspendedRun {
 }
 
 export type { AuditEntry, DecisionChannel, ReminderInfo, ReminderInput } from './audit-types.js';
+export type { AppliedDecision, DecidedBy, DecisionInput, DecisionKind } from './decision-types.js';
 export type { ThreadAppend, ThreadInput, ThreadRef } from './thread-types.js';

@@ -1,17 +1,17 @@
 import {
   allHandlersFinished,
   condition,
-  defineUpdate,
   makeContinueAsNewFunc,
   setHandler,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { DirectoryEntryState, Publication } from '../common/directory-types.js';
-import { DIRECTORY_MEMO_KEY, DIRECTORY_UPDATES } from '../common/wire.js';
-
-const publishUpdate = defineUpdate<void, [Publication]>(DIRECTORY_UPDATES.publish);
-const withdrawUpdate = defineUpdate<void, [string]>(DIRECTORY_UPDATES.withdraw);
+import {
+  directoryPublishUpdate as publishUpdate,
+  directoryWithdrawUpdate as withdrawUpdate,
+} from '../common/messages.js';
+import { DIRECTORY_MEMO_KEY } from '../common/wire.js';
 
 /** Workers an entry remembers: a crashed worker never withdraws, so the oldest are dropped. */
 const REMEMBERED_WORKERS = 50;

@@ -26,6 +26,7 @@ import { installHandlers } from './decisions.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
+import { asRunFailure } from './run-failure.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { namingOf, withToolIds } from './tool-naming.js';
@@ -183,19 +184,4 @@ function fail(state: RunState, error: unknown): void {
   const code = error instanceof ApplicationFailure && TollgateError.codeOfFailureType(error.type);
   state.emit('error', { error: message, ...(code ? { code } : {}) });
   close(state, 'error', cancelled ? 'cancelled' : 'failed');
-}
-
-/** Fails the run with the cause's own type (e.g. `tollgate.AGENT_NOT_FOUND`) so clients can map it. */
-function asRunFailure(error: ActivityFailure): ApplicationFailure {
-  const cause = error.cause;
-  const type =
-    cause instanceof ApplicationFailure && TollgateError.codeOfFailureType(cause.type)
-      ? cause.type!
-      : 'tollgate.RUN_FAILED';
-  return ApplicationFailure.create({
-    type,
-    message: failureMessage(error),
-    nonRetryable: true,
-    cause: error,
-  });
 }

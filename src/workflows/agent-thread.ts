@@ -2,18 +2,16 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { JsonValue } from '../common/json.js';
-import type { ThreadAppend, ThreadInput } from '../common/run-types.js';
+import type { ThreadInput } from '../common/run-types.js';
 import { DEFAULT_THREAD_MAX_BYTES, retainedMessages } from '../common/thread-retention.js';
-import { THREAD_MESSAGES } from '../common/wire.js';
-
-const appendSignal = defineSignal<[ThreadAppend]>(THREAD_MESSAGES.append);
-const messagesQuery = defineQuery<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages);
+import {
+  threadAppendSignal as appendSignal,
+  threadMessagesQuery as messagesQuery,
+} from '../common/messages.js';
 
 /** How many applied run ids a thread remembers across continue-as-new. */
 const REMEMBERED_RUNS = 200;

@@ -6,7 +6,7 @@ import type { Decision } from './waiting-call.js';
 import { auditRef } from './audit-log.js';
 import { channelNotices } from './channel-notices.js';
 import { namingOf } from './tool-naming.js';
-import type { ToolRunContext } from './tool-calls.js';
+import type { ToolRunContext } from './tool-run-context.js';
 
 export type ApprovalOutcome =
   { kind: 'decided'; decision: Decision } | { kind: 'expired'; onTimeout: OnTimeout };

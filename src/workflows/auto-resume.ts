@@ -1,14 +1,12 @@
-import { ApplicationFailure, defineUpdate, setHandler } from '@temporalio/workflow';
-import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
-import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
-import { AUTO_RESUME_UPDATE } from '../common/wire.js';
+import { setHandler } from '@temporalio/workflow';
+import { tollgateFailure } from '../common/failure.js';
+import { autoResumeUpdate } from '../common/messages.js';
+import type { AutoResumeInput } from '../common/run-types.js';
 import { extractResumeData } from './activity-calls.js';
-import { judgeDecision, refuse } from './decisions.js';
+import { judgeDecision, refuse } from './decision-judge.js';
 import { forwardDecision } from './delegation.js';
 import type { RunState } from './run-state.js';
 import type { WaitingCall } from './waiting-call.js';
-
-const autoResumeUpdate = defineUpdate<AppliedDecision, [AutoResumeInput]>(AUTO_RESUME_UPDATE);
 
 /**
  * A user message on the run's thread resumes a call parked by `suspend()`: the model reads the
@@ -41,10 +39,13 @@ export function installAutoResume(state: RunState): void {
 
 function suspendedCall(state: RunState, input: AutoResumeInput): WaitingCall {
   if (typeof input?.toolCallId !== 'string' || typeof input.message !== 'string') {
-    throw failure('INVALID_DECISION', 'Auto-resume needs { toolCallId: string, message: string }.');
+    throw tollgateFailure(
+      'INVALID_DECISION',
+      'Auto-resume needs { toolCallId: string, message: string }.',
+    );
   }
   if (!(input.requested ?? state.autoResume)) {
-    throw failure(
+    throw tollgateFailure(
       'AUTO_RESUME_DISABLED',
       `Auto-resume is off for agent "${state.agentId}"; enable autoResumeSuspendedTools or call resumeStream().`,
     );
@@ -53,12 +54,4 @@ function suspendedCall(state: RunState, input: AutoResumeInput): WaitingCall {
   // Resume data is not known yet: only the call itself is checked here.
   if (!verdict.ok && verdict.code !== 'INVALID_RESUME_DATA') throw refuse(verdict);
   return state.waiting.get(input.toolCallId)!;
-}
-
-function failure(code: string, message: string): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: FAILURE_TYPE_PREFIX + code,
-    message,
-    nonRetryable: true,
-  });
 }

@@ -3,7 +3,7 @@ import type { ChannelNoticeInput, ChannelNoticeKind } from '../common/channel-ty
 import type { ModelToolCall } from '../common/run-types.js';
 import type { ApprovalRules } from '../common/approval-rules.js';
 import { sendChannelNotice } from './activity-calls.js';
-import type { ToolRunContext } from './tool-calls.js';
+import type { ToolRunContext } from './tool-run-context.js';
 
 /** Runs whose agent has channels post their waiting calls to them (README "Chat channels"). */
 export const CHANNELS_PATCH = 'tollgate-channels';

@@ -1,6 +1,5 @@
 import {
   ChildWorkflowFailure,
-  defineSignal,
   executeChild,
   getExternalWorkflowHandle,
   isCancellation,
@@ -19,11 +18,10 @@ import type {
   ToolManifest,
 } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, CHILD_STATUS_SIGNAL, SIGNALS } from '../common/wire.js';
+import { childStatusSignal, decisionSignals } from '../common/messages.js';
+import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { RunState } from './run-state.js';
 import type { Decision, WaitingCall } from './waiting-call.js';
-
-const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);
 
 /** The run id of the sub-agent run that a delegation call starts. */
 export function childRunId(parentRunId: string, toolCallId: string): string {
@@ -135,7 +133,7 @@ export async function forwardDecision(
     ...(decision.resumeData !== undefined ? { resumeData: decision.resumeData as JsonValue } : {}),
   };
   await getExternalWorkflowHandle(childRunId(state.runId, call.route.child)).signal(
-    SIGNALS[kind],
+    decisionSignals[kind],
     input,
   );
 }

@@ -5,20 +5,16 @@ import {
   condition,
 } from '@temporalio/workflow';
 import { refOf, type ToolCallRef } from '../common/chunks.js';
+import { tollgateFailure } from '../common/failure.js';
 import type { JsonValue } from '../common/json.js';
-import type {
-  AgentManifest,
-  ExecuteToolOutput,
-  ModelToolCall,
-  RunInput,
-  ToolManifest,
-} from '../common/run-types.js';
+import type { ExecuteToolOutput, ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { executeTool } from './activity-calls.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { awaitApproval } from './approval-wait.js';
 import { runDelegation } from './delegation.js';
 import type { GateOutcome } from './gates.js';
 import type { RunState } from './run-state.js';
+import type { ToolRunContext } from './tool-run-context.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
@@ -32,12 +28,6 @@ export interface ToolResultPart {
   toolCallId: string;
   toolName: string;
   output: { type: 'json' | 'text' | 'error-text'; value: JsonValue };
-}
-
-export interface ToolRunContext {
-  state: RunState;
-  manifest: AgentManifest;
-  input: RunInput;
 }
 
 /**
@@ -178,11 +168,10 @@ function expiredReason(call: ModelToolCall): string {
 }
 
 function expiredFailure(call: ModelToolCall): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: 'tollgate.APPROVAL_EXPIRED',
-    message: `The approval of tool call ${call.toolCallId} (${call.toolName}) expired; its policy fails the run.`,
-    nonRetryable: true,
-  });
+  return tollgateFailure(
+    'APPROVAL_EXPIRED',
+    `The approval of tool call ${call.toolCallId} (${call.toolName}) expired; its policy fails the run.`,
+  );
 }
 
 /** A call approved with edited arguments: the stream shows both, and the model is told. */

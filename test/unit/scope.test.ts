@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isTollgateError } from '../src/common/errors.js';
+import { isTollgateError } from '../../src/common/errors.js';
 import {
   checkScope,
   exactLimits,
@@ -10,8 +10,8 @@ import {
   mayUseResource,
   requireAction,
   requireResource,
-} from '../src/common/scope.js';
-import { checkAuthConfig } from '../src/server/auth.js';
+} from '../../src/common/scope.js';
+import { checkAuthConfig } from '../../src/server/auth.js';
 
 function errorOf(action: () => unknown): unknown {
   try {

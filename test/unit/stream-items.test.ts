@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { LiveTextMerge } from '../src/client/stream-items.js';
-import { makeChunk, type Chunk } from '../src/common/chunks.js';
+import { LiveTextMerge } from '../../src/client/stream-items.js';
+import { makeChunk, type Chunk } from '../../src/common/chunks.js';
 
 const delta = (text: string) => makeChunk('r', 'text-delta', { text });
 const withdrawMarker = makeChunk('r', 'text-withdrawn', { text: '' });

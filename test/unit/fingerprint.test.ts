@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
-import { canonicalJson, toolCallFingerprint } from '../src/index.js';
-import { sha256Hex } from '../src/common/sha256.js';
+import { canonicalJson, toolCallFingerprint } from '../../src/index.js';
+import { sha256Hex } from '../../src/common/sha256.js';
 
 const nodeSha = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -5,7 +5,7 @@ import {
   jsonDepthExceeds,
   MAX_ID_LENGTH,
   MAX_JSON_DEPTH,
-} from '../src/common/limits.js';
+} from '../../src/common/limits.js';
 
 /** `levels` arrays inside each other around `inner`, built without recursion. */
 function nestedArrays(levels: number, inner: unknown = 1): unknown {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { legacyThreadId } from '../src/activities/legacy-thread.js';
-import { jsonByteLength, retainedMessages } from '../src/common/thread-retention.js';
-import { threadWorkflowId } from '../src/common/wire.js';
+import { legacyThreadId } from '../../src/activities/legacy-thread.js';
+import { jsonByteLength, retainedMessages } from '../../src/common/thread-retention.js';
+import { threadWorkflowId } from '../../src/common/wire.js';
 
 describe('threadWorkflowId', () => {
   it('keeps the id threads always had when no part holds "/" or "%"', () => {

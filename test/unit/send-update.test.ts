@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { sendUpdate } from '../src/client/send-update.js';
+import { sendUpdate } from '../../src/client/send-update.js';
+import { decisionUpdates } from '../../src/common/messages.js';
 
 /** A client whose update calls fail with `failures` in turn, then answer `done`. */
 function clientFailing(failures: Error[]): { client: Client; calls: () => number } {
@@ -20,22 +21,24 @@ function clientFailing(failures: Error[]): { client: Client; calls: () => number
 const notProcessed = () =>
   new WorkflowUpdateFailedError(
     'Workflow Update failed',
+    // What the server answers (type UnprocessedUpdate); classified by type, not by its words.
     ApplicationFailure.create({
-      message:
-        "Workflow Update is rejected because it wasn't processed by worker. Probably, Workflow Update is not supported by the worker.",
+      type: 'UnprocessedUpdate',
+      message: 'not processed',
+      nonRetryable: true,
     }),
   );
 
 describe('sending a decision update', () => {
   it('sends again an update the worker never processed, and returns the answer', async () => {
     const { client, calls } = clientFailing([notProcessed(), notProcessed()]);
-    await expect(sendUpdate(client, 'run-1', 'approveToolCall', [{}])).resolves.toBe('done');
+    await expect(sendUpdate(client, 'run-1', decisionUpdates.approve, [{}])).resolves.toBe('done');
     expect(calls()).toBe(3);
   });
 
   it('gives up after three resends, with the server failure', async () => {
     const { client, calls } = clientFailing([1, 2, 3, 4, 5].map(notProcessed));
-    await expect(sendUpdate(client, 'run-1', 'approveToolCall', [{}])).rejects.toBeInstanceOf(
+    await expect(sendUpdate(client, 'run-1', decisionUpdates.approve, [{}])).rejects.toBeInstanceOf(
       WorkflowUpdateFailedError,
     );
     expect(calls()).toBe(4);
@@ -47,7 +50,7 @@ describe('sending a decision update', () => {
       ApplicationFailure.create({ type: 'TollgateError:TOOL_CALL_NOT_PENDING', message: 'no' }),
     );
     const { client, calls } = clientFailing([refused]);
-    await expect(sendUpdate(client, 'run-1', 'approveToolCall', [{}])).rejects.toBe(refused);
+    await expect(sendUpdate(client, 'run-1', decisionUpdates.approve, [{}])).rejects.toBe(refused);
     expect(calls()).toBe(1);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkDecisionSettings } from '../src/client/decision-settings.js';
-import { deadlineProblem, parseDeadline } from '../src/common/decision-deadline.js';
-import { statusOfErrorCode } from '../src/common/http-api.js';
-import { exitCodeOfError } from '../src/cli/exit-codes.js';
-import { checkDecisionInput } from '../src/workflows/decision-input.js';
+import { checkDecisionSettings } from '../../src/client/decision-settings.js';
+import { deadlineProblem, parseDeadline } from '../../src/common/decision-deadline.js';
+import { statusOfErrorCode } from '../../src/common/http-api.js';
+import { exitCodeOfError } from '../../src/cli/exit-codes.js';
+import { checkDecisionInput } from '../../src/workflows/decision-input.js';
 
 describe('decision deadlines (pure)', () => {
   it('parses ISO-8601 instants with a zone, and nothing else', () => {

@@ -1,8 +1,8 @@
 /** Pure parts of the agent directory: entry ids and the entry's state after a publication. */
 import { describe, expect, it } from '@jest/globals';
-import type { AgentDescription, DirectoryEntryState } from '../src/common/directory-types.js';
-import { agentDirectoryId } from '../src/common/wire.js';
-import { published } from '../src/workflows/agent-directory.js';
+import type { AgentDescription, DirectoryEntryState } from '../../src/common/directory-types.js';
+import { agentDirectoryId } from '../../src/common/wire.js';
+import { published } from '../../src/workflows/agent-directory.js';
 
 const agent = (name: string): AgentDescription => ({
   agentId: 'ops',

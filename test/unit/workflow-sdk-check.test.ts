@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { isTollgateError } from '../src/common/errors.js';
-import { checkWorkflowSdk, SUPPORTED_WORKFLOW_SDK } from '../src/workflow-sdk-check.js';
+import { isTollgateError } from '../../src/common/errors.js';
+import { checkWorkflowSdk, SUPPORTED_WORKFLOW_SDK } from '../../src/workflow-sdk-check.js';
 
 describe('workflow SDK check at worker start', () => {
   test('accepts the installed @temporalio/workflow, the exact pinned release', async () => {

@@ -1,0 +1,23 @@
+import type { Client } from '@temporalio/client';
+import type { ToolApprovalPolicy } from '../definitions/agent.js';
+import type { LiveDeltaTransport } from '../live/live-transport.js';
+import type { CheckedDecisionSettings } from './decision-settings.js';
+import type { WorkerAvailability } from './worker-pollers.js';
+
+/** What an agent handle needs from the runtime that made it. */
+export interface AgentClientContext {
+  client(): Promise<Client>;
+  taskQueue: string;
+  bus: LiveDeltaTransport;
+  /** Aborted when the runtime shuts down: streams stop following their runs. */
+  lifetime: AbortSignal;
+  /** Keeps a request's policy function in this process; returns the task queue that serves it. */
+  holdPolicy(runId: string, policy: ToolApprovalPolicy): Promise<string>;
+  releasePolicy(runId: string): void;
+  /** How long decisions wait, and their deadline margin. */
+  decisions: CheckedDecisionSettings;
+  /** Whether a run's task queue has a worker; shared by the runtime's handles. */
+  workers: WorkerAvailability;
+  /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
+  requireAgent(agentId: string): Promise<void>;
+}

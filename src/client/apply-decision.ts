@@ -1,0 +1,82 @@
+import {
+  isGrpcDeadlineError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from '@temporalio/client';
+import { parseDuration } from '../common/approval-rules.js';
+import type { AppliedDecision, DecisionInput, DecisionKind } from '../common/decision-types.js';
+import { TollgateError } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import { decisionUpdates } from '../common/messages.js';
+import type { AgentClientContext } from './agent-client-context.js';
+import { sendDecisionWithin } from './bounded-decision.js';
+import { callFailure } from './call-failure.js';
+import type { DecisionOptions } from './run-options.js';
+
+/**
+ * Sends one decision as an update, validated by the run before anything reaches history, and
+ * answers within the decision's wait: `WORKER_UNAVAILABLE` at once (nothing sent) when no
+ * worker polls the run's task queue, `DECISION_NOT_CONFIRMED` when the wait runs out. The
+ * decision carries a deadline (now + wait + margin) after which the run refuses it. `run` is
+ * the run's description when the caller has just read it.
+ */
+export async function applyDecision(
+  context: AgentClientContext,
+  agentId: string,
+  client: Client,
+  kind: DecisionKind,
+  options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
+  run?: WorkflowExecutionDescription,
+): Promise<AppliedDecision> {
+  const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
+  const { channel } = options;
+  const { waitMs: defaultWaitMs, deadlineMarginMs } = context.decisions;
+  const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
+  const started = Date.now();
+  try {
+    await assertWorker(context, client, runId, started + waitMs, run);
+    const input = {
+      agentId: agentId,
+      ...(args !== undefined ? { args } : {}),
+      ...(toolCallId !== undefined ? { toolCallId } : {}),
+      ...(fingerprint !== undefined ? { fingerprint } : {}),
+      ...(reason !== undefined ? { reason } : {}),
+      ...(decidedBy !== undefined ? { decidedBy } : {}),
+      ...(resumeData !== undefined ? { resumeData } : {}),
+      ...(channel !== undefined ? { channel } : {}),
+      deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
+    } satisfies DecisionInput;
+    const left = Math.max(1, started + waitMs - Date.now());
+    return await sendDecisionWithin(client, runId, decisionUpdates[kind], input, left);
+  } catch (error) {
+    throw await callFailure(context, error, runId);
+  }
+}
+
+/** Throws `WORKER_UNAVAILABLE` when no worker polls the open run's task queue. */
+async function assertWorker(
+  context: AgentClientContext,
+  client: Client,
+  runId: string,
+  deadline: number,
+  run?: WorkflowExecutionDescription,
+): Promise<void> {
+  let found;
+  try {
+    found = await client.connection.withDeadline(deadline, () =>
+      context.workers.ofRun(client, runId, run),
+    );
+  } catch (error) {
+    if (!isGrpcDeadlineError(error)) throw error;
+    throw new TollgateError(
+      'TEMPORAL_UNAVAILABLE',
+      `Temporal did not answer about run ${runId} within the decision's wait; nothing was sent, try again.`,
+      { cause: error },
+    );
+  }
+  if (found?.pollers !== 0) return;
+  throw new TollgateError(
+    'WORKER_UNAVAILABLE',
+    `No worker polls task queue '${found.taskQueue}' of run ${runId}, so nothing would apply the decision; it was not sent. Start a worker for that queue, then decide again.`,
+  );
+}

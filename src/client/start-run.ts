@@ -1,0 +1,86 @@
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { TollgateError } from '../common/errors.js';
+import type { JsonValue } from '../common/json.js';
+import type { RequestPolicy, RunInput } from '../common/run-types.js';
+import { SA_KEYS } from '../common/search-attribute-keys.js';
+import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
+import { toRules } from '../definitions/approval-policy.js';
+import type { AgentClientContext } from './agent-client-context.js';
+import { toTollgateError } from './errors.js';
+import type { RunOptions } from './run-options.js';
+import { LiveSubscription } from './run-tail.js';
+
+/**
+ * Starts a new run of `agentId` with the checked `initial` messages, subscribed to its live
+ * chunks from the start. A taken `runId` is `INVALID_OPTIONS`.
+ */
+export async function startRun(
+  context: AgentClientContext,
+  agentId: string,
+  client: Client,
+  initial: JsonValue[],
+  opts: RunOptions,
+): Promise<{ runId: string; live: LiveSubscription }> {
+  const runId = opts.runId ?? randomUUID();
+  const input: RunInput = {
+    agentId,
+    messages: initial,
+    requestPolicy: await requestPolicy(context, runId, opts.requireToolApproval),
+    requestContext: opts.requestContext ?? {},
+    ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
+    ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
+    ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
+  };
+  const live = new LiveSubscription(context.bus, runId);
+  try {
+    await client.workflow.start(AGENT_RUN_WORKFLOW, {
+      workflowId: runId,
+      taskQueue: context.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      staticSummary: `${agentId}: ${summaryOf(initial)}`,
+      typedSearchAttributes: [
+        { key: SA_KEYS.agentId, value: agentId },
+        { key: SA_KEYS.status, value: 'running' },
+        ...(opts.memory
+          ? [
+              { key: SA_KEYS.threadId, value: opts.memory.thread },
+              { key: SA_KEYS.resourceId, value: opts.memory.resource },
+            ]
+          : []),
+      ],
+    });
+  } catch (error) {
+    live.close();
+    context.releasePolicy(runId);
+    if (error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError') {
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        `A run with id "${runId}" already exists; choose another runId.`,
+        { cause: error },
+      );
+    }
+    throw await toTollgateError(error, runId);
+  }
+  return { runId, live };
+}
+
+async function requestPolicy(
+  context: AgentClientContext,
+  runId: string,
+  policy: RunOptions['requireToolApproval'],
+): Promise<RequestPolicy> {
+  if (policy === undefined) return { kind: 'agent-default' };
+  if (typeof policy === 'boolean') return { kind: policy ? 'always' : 'never' };
+  if (typeof policy === 'string') return { kind: 'named', name: policy };
+  return { kind: 'function', taskQueue: await context.holdPolicy(runId, policy) };
+}
+
+function summaryOf(messages: JsonValue[]): string {
+  const last = messages.at(-1) as { content?: unknown } | undefined;
+  const text =
+    typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}

@@ -1,0 +1,44 @@
+/** What a decision on a waiting tool call carries in, and what applying it gives back (SPEC §8, §10). */
+import type { JsonValue } from './json.js';
+
+/** Who decided, SPEC §10. */
+export interface DecidedBy {
+  id: string;
+  roles?: string[];
+}
+
+/** The one argument of every decision signal and update (SPEC §8). */
+export interface DecisionInput {
+  toolCallId?: string;
+  fingerprint?: string;
+  reason?: string;
+  decidedBy?: DecidedBy;
+  resumeData?: JsonValue;
+  /** Approve with edited arguments, checked against the tool's input schema. */
+  args?: JsonValue;
+  /** When given, the run must be a run of this agent (a client steering one agent sets it). */
+  agentId?: string;
+  /**
+   * ISO-8601 instant after which the run refuses this decision (`DECISION_DEADLINE_PASSED`),
+   * judged by workflow time when the decision reaches the run. The SDK sets it to now + its wait
+   * + a margin; raw signals and updates should set it so a late delivery cannot apply.
+   */
+  deadline?: string;
+  /**
+   * `'link'` when the decision came through a signed link (README "Chat channels"); recorded as
+   * the decision's audit channel. Updates only: a signal carrying it is refused.
+   */
+  channel?: 'link';
+}
+
+export type DecisionKind = 'approve' | 'decline' | 'resume';
+
+/** What an update returns once its decision is applied. */
+export interface AppliedDecision {
+  toolCallId: string;
+  toolName: string;
+  /** `approval-recorded`: one approval of a quorum; the call still waits for more. */
+  decision: 'approved' | 'declined' | 'resumed' | 'approval-recorded';
+  /** Chunk-log offset at which the run's continuation starts. */
+  offset: number;
+}

@@ -1,0 +1,74 @@
+/**
+ * Every signal, update and query of Tollgate's workflows, typed once. The workflow installs its
+ * handlers with these definitions, and the client, the activities and the server send with the
+ * same ones, so argument and result types are never restated at a call site. The names
+ * themselves live in `wire.ts` (SPEC §8), which stays free of any dependency for other languages'
+ * clients to copy.
+ */
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { AuditEntry } from './audit-types.js';
+import type { ChunkSlice } from './chunks.js';
+import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-types.js';
+import type { Publication } from './directory-types.js';
+import type { JsonValue } from './json.js';
+import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
+import type { ThreadAppend } from './thread-types.js';
+import {
+  AUTO_RESUME_UPDATE,
+  CHILD_STATUS_SIGNAL,
+  DIRECTORY_UPDATES,
+  QUERIES,
+  SIGNALS,
+  THREAD_MESSAGES,
+  UPDATES,
+} from './wire.js';
+
+/** A decision sent as a signal: fire and forget; a refusal is kept in the audit trail only. */
+export const decisionSignals = {
+  approve: defineSignal<[DecisionInput]>(SIGNALS.approve),
+  decline: defineSignal<[DecisionInput]>(SIGNALS.decline),
+  resume: defineSignal<[DecisionInput]>(SIGNALS.resume),
+} as const satisfies Record<DecisionKind, unknown>;
+
+/** A decision sent as an update: validated before it reaches history, answered when applied. */
+export const decisionUpdates = {
+  approve: defineUpdate<AppliedDecision, [DecisionInput]>(UPDATES.approveToolCall),
+  decline: defineUpdate<AppliedDecision, [DecisionInput]>(UPDATES.declineToolCall),
+  resume: defineUpdate<AppliedDecision, [DecisionInput]>(UPDATES.resumeToolCall),
+} as const satisfies Record<DecisionKind, unknown>;
+
+/** A user message on the thread resumes a suspended call. */
+export const autoResumeUpdate = defineUpdate<AppliedDecision, [AutoResumeInput]>(
+  AUTO_RESUME_UPDATE,
+);
+
+/** A slice of a run's chunk log; `limit` defaults to, and is capped at, 1000 chunks. */
+export const chunksQuery = defineQuery<ChunkSlice, [{ offset: number; limit?: number }]>(
+  QUERIES.chunks,
+);
+
+/** The first `upTo` messages of a run's conversation. */
+export const conversationQuery = defineQuery<JsonValue[], [{ upTo: number }]>(QUERIES.conversation);
+
+/** The calls of a run that wait for a decision (SPEC §9). */
+export const pendingToolCallsQuery = defineQuery<PendingToolCall[]>(QUERIES.pendingToolCalls);
+
+/** A run's audit trail (SPEC §10). */
+export const auditQuery = defineQuery<AuditEntry[]>(QUERIES.audit);
+
+/** A sub-agent's run reports what it waits on to its parent run. */
+export const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);
+
+/** A completed run appends its messages to its memory thread. */
+export const threadAppendSignal = defineSignal<[ThreadAppend]>(THREAD_MESSAGES.append);
+
+/** The last `last` messages of a memory thread. */
+export const threadMessagesQuery = defineQuery<JsonValue[], [{ last: number }]>(
+  THREAD_MESSAGES.messages,
+);
+
+/** A worker publishes its hosting of an agent in the directory entry. */
+export const directoryPublishUpdate = defineUpdate<void, [Publication]>(DIRECTORY_UPDATES.publish);
+
+/** A worker, by identity, withdraws its hosting. */
+export const directoryWithdrawUpdate = defineUpdate<void, [string]>(DIRECTORY_UPDATES.withdraw);

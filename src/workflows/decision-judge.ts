@@ -1,0 +1,149 @@
+import type { ApplicationFailure } from '@temporalio/common';
+import { deadlineProblem } from '../common/decision-deadline.js';
+import type { TollgateErrorCode } from '../common/errors.js';
+import { tollgateFailure } from '../common/failure.js';
+import type { DecisionKind } from '../common/decision-types.js';
+import { checkDecisionInput } from './decision-input.js';
+import { checkGovernance } from './governance.js';
+import { validateAgainstSchema } from './json-schema-check.js';
+import type { Decision, WaitingCall } from './waiting-call.js';
+
+/**
+ * What the judge reads of a run: its identity, whether it is closed, and the calls that wait,
+ * were decided or expired. `RunState` is one; a unit test can pass a plain object.
+ */
+export interface JudgedRun {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly closed: boolean;
+  readonly waiting: ReadonlyMap<string, WaitingCall>;
+  readonly decided: ReadonlySet<string>;
+  readonly expired: ReadonlySet<string>;
+  latestWaiting(kind?: WaitingCall['kind']): WaitingCall | undefined;
+}
+
+export type Verdict =
+  | { ok: true; call: WaitingCall; decision: Decision }
+  | { ok: false; code: TollgateErrorCode; message: string };
+
+const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
+  approve: 'approve',
+  decline: 'approve',
+  resume: 'resume',
+};
+
+/**
+ * Decides whether a decision may be applied, without changing anything. The update validators
+ * and the signal handlers share it, so both paths enforce the same rules (SPEC §5).
+ */
+export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
+  const input = checkDecisionInput(raw);
+  if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
+  // Workflow time: when the run sees the decision, however late it was delivered.
+  const late = deadlineProblem(input.value.deadline, Date.now());
+  if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
+  if (input.value.agentId !== undefined && input.value.agentId !== state.agentId) {
+    return {
+      ok: false,
+      code: 'RUN_NOT_FOUND',
+      // Names only what the caller sent: the run's real agent is not the caller's to learn.
+      message: `No run with id "${state.runId}" exists for agent "${input.value.agentId}".`,
+    };
+  }
+  if (state.closed) {
+    return {
+      ok: false,
+      code: 'RUN_FINISHED',
+      message: `Run ${state.runId} has finished; it takes no more decisions.`,
+    };
+  }
+  const call = toolCallId === undefined ? latestOfKind(state, kind) : state.waiting.get(toolCallId);
+  if (!call) return missingCall(state, kind, toolCallId);
+  if (call.kind !== KIND_OF_WAIT[kind]) {
+    const wanted = call.kind === 'approve' ? 'approve or decline' : 'resume';
+    return {
+      ok: false,
+      code: 'WRONG_DECISION_KIND',
+      message: `Tool call ${call.toolCallId} (${call.toolName}) waits for ${wanted}, not ${kind}.`,
+    };
+  }
+  if (fingerprint !== undefined && fingerprint !== call.fingerprint) {
+    return {
+      ok: false,
+      code: 'FINGERPRINT_MISMATCH',
+      message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
+    };
+  }
+  const refusal = kind === 'resume' ? undefined : checkGovernance(call, kind, input.value);
+  if (refusal) return { ok: false, ...refusal };
+  if (kind === 'resume') {
+    const problem = validateAgainstSchema(call.resumeSchema, resumeData ?? null);
+    if (problem) {
+      return {
+        ok: false,
+        code: 'INVALID_RESUME_DATA',
+        message: `Resume data for tool call ${call.toolCallId} (${call.toolName}) is invalid: ${problem}.`,
+      };
+    }
+  }
+  const decision: Decision = {
+    kind,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(decidedBy !== undefined ? { decidedBy } : {}),
+    ...(args !== undefined && kind === 'approve' ? { args } : {}),
+    ...(resumeData !== undefined ? { resumeData } : {}),
+  };
+  return { ok: true, call, decision };
+}
+
+function latestOfKind(state: JudgedRun, kind: DecisionKind): WaitingCall | undefined {
+  return state.latestWaiting(KIND_OF_WAIT[kind]);
+}
+
+function missingCall(
+  state: JudgedRun,
+  kind: DecisionKind,
+  toolCallId: string | undefined,
+): Verdict {
+  if (toolCallId === undefined) {
+    const other = state.latestWaiting();
+    if (other) {
+      const wanted = other.kind === 'approve' ? 'approve or decline' : 'resume';
+      return {
+        ok: false,
+        code: 'WRONG_DECISION_KIND',
+        message: `No tool call in run ${state.runId} waits for ${kind}; ${other.toolCallId} (${other.toolName}) waits for ${wanted}.`,
+      };
+    }
+    return {
+      ok: false,
+      code: 'NO_PENDING_TOOL_CALL',
+      message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.`,
+    };
+  }
+  if (state.expired.has(toolCallId)) {
+    return {
+      ok: false,
+      code: 'APPROVAL_EXPIRED',
+      message: `The approval of tool call ${toolCallId} expired before this decision; it was handled as its policy says.`,
+    };
+  }
+  if (state.decided.has(toolCallId)) {
+    return {
+      ok: false,
+      code: 'TOOL_CALL_ALREADY_DECIDED',
+      message: `Tool call ${toolCallId} was already decided; a decision is applied at most once.`,
+    };
+  }
+  return {
+    ok: false,
+    code: 'TOOL_CALL_NOT_PENDING',
+    message: `Tool call ${toolCallId} is not waiting in run ${state.runId}; list what waits with pendingToolCalls.`,
+  };
+}
+
+/** The failure an update (or its validator) throws for a refused decision. */
+export function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
+  return tollgateFailure(verdict.code, verdict.message);
+}
