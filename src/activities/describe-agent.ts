@@ -49,6 +49,7 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     lastMessages: agent.memory.lastMessages ?? DEFAULT_LAST_MESSAGES,
     autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
     ...(agentRules ? { rules: agentRules } : {}),
+    ...(agent.execution.modelSteps === 'local' ? { execution: { modelSteps: 'local' } } : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:
@@ -78,6 +79,7 @@ function describeTool(name: string, tool: Tool): ToolManifest {
       maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,
       initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY_INTERVAL_MS,
     },
+    ...(tool.local ? { local: true } : {}),
   };
 }
 

@@ -67,7 +67,8 @@ export async function runModelStep(
       chunk: makeChunk(input.runId, 'text-delta', { text: pending }),
     });
     pending = '';
-    context.heartbeat();
+    // A local activity cannot heartbeat; its attempt is bounded by its timeout alone.
+    if (!context.info.isLocal) context.heartbeat();
   };
 
   try {

@@ -76,6 +76,17 @@ export interface ModelStepOptions {
   maxOutputBytes?: number;
 }
 
+/** Where the agent's model steps run (see docs/local-execution.md). */
+export interface AgentExecutionOptions {
+  /**
+   * `'local'`: each model step runs as a Temporal local activity in the worker that runs the
+   * workflow, recorded as a marker instead of an activity's three events, with no round trip
+   * through the server. A worker that dies mid-run reruns the steps since its last completed
+   * workflow task. Default `'remote'`: an ordinary activity.
+   */
+  modelSteps?: 'local' | 'remote';
+}
+
 export interface AgentConfig {
   /** Stable id: runs, search attributes and `getAgent()` use it. */
   id: string;
@@ -99,6 +110,8 @@ export interface AgentConfig {
   hooks?: AgentHooks;
   defaultOptions?: AgentDefaultOptions;
   modelStep?: ModelStepOptions;
+  /** Opt-in local execution of model steps; tools opt in with `createTool({ local: true })`. */
+  execution?: AgentExecutionOptions;
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
@@ -117,6 +130,7 @@ export class Agent {
   readonly model: LanguageModel;
   readonly defaultOptions: AgentDefaultOptions;
   readonly modelStep: ModelStepOptions;
+  readonly execution: AgentExecutionOptions;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
   /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
@@ -157,6 +171,7 @@ export class Agent {
     this.model = config.model;
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
+    this.execution = checkExecution(config.id, config.execution);
     this.memory = config.memory ?? {};
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');
@@ -169,6 +184,20 @@ export class Agent {
   toolsNamedBy(naming: ToolNaming | undefined): ReadonlyMap<string, Tool> {
     return naming === 'key' ? this.tools : this.toolsById;
   }
+}
+
+function checkExecution(
+  agentId: string,
+  execution: AgentExecutionOptions | undefined,
+): AgentExecutionOptions {
+  const modelSteps = execution?.modelSteps;
+  if (modelSteps !== undefined && modelSteps !== 'local' && modelSteps !== 'remote') {
+    throw new TollgateError(
+      'INVALID_AGENT',
+      `Agent "${agentId}": execution.modelSteps must be 'local' or 'remote', not ${JSON.stringify(modelSteps)}.`,
+    );
+  }
+  return { ...execution };
 }
 
 function indexSubAgents(

@@ -22,6 +22,7 @@ import type { RunState } from './run-state.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
+import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -55,8 +56,8 @@ export async function runToolCalls(
     const gate = gates.get(call.toolCallId) ?? { gated: true, source: 'missing' };
     context.state.audit.add({ type: 'gate', ...auditRef(call), ...gate });
   }
-  const results = calls.map((call) =>
-    runCall(context, call, gates.get(call.toolCallId)?.gated ?? true),
+  const results = calls.map((call, index) =>
+    runCall(context, call, gates.get(call.toolCallId)?.gated ?? true, index),
   );
   context.state.announceIdle();
   return Promise.all(results);
@@ -66,6 +67,7 @@ async function runCall(
   context: ToolRunContext,
   call: ModelToolCall,
   gated: boolean,
+  index: number,
 ): Promise<ToolResultPart> {
   const { state } = context;
   const tool = context.manifest.tools[call.toolName];
@@ -97,9 +99,10 @@ async function runCall(
     }
   }
   let resumeData: JsonValue | undefined;
+  const local = runsLocally(tool, gated) ? { step: currentStep(state.chunks), index } : undefined;
   for (;;) {
     state.toolStarted();
-    const output = await execute(context, edited ?? call, resumeData);
+    const output = await execute(context, edited ?? call, resumeData, local);
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
         resumeSchema: tool.resumeSchema,
@@ -124,17 +127,19 @@ async function execute(
   context: ToolRunContext,
   call: ModelToolCall,
   resumeData: JsonValue | undefined,
+  local: { step: number; index: number } | undefined,
 ): Promise<ExecuteToolOutput> {
   const tool = context.manifest.tools[call.toolName]!;
+  const input = {
+    runId: context.state.runId,
+    agentId: context.manifest.agentId,
+    call: refOf(call),
+    requestContext: context.input.requestContext,
+    ...(resumeData !== undefined ? { resumeData } : {}),
+    ...namingOf(context.manifest),
+  };
   try {
-    return await executeTool(tool, {
-      runId: context.state.runId,
-      agentId: context.manifest.agentId,
-      call: refOf(call),
-      requestContext: context.input.requestContext,
-      ...(resumeData !== undefined ? { resumeData } : {}),
-      ...namingOf(context.manifest),
-    });
+    return await (local ? localExecuteTool(tool, input, local) : executeTool(tool, input));
   } catch (error) {
     if (error instanceof ActivityFailure)
       return { kind: 'error', error: toolFailureMessage(error, tool) };
