@@ -20,6 +20,7 @@ import type {
 } from '../common/run-types.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { installHandlers } from './decisions.js';
+import { patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
@@ -44,6 +45,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   try {
     const manifest = await describeAgent(input.agentId, toolNamingOfNewRun());
     state.autoResume = manifest.autoResume ?? false;
+    const finishPatch = patchesBeforeLocalWork(manifest, [HANDLERS_FINISHED_PATCH]);
     const thread = threadOf(input);
     const recalled = thread ? await loadThread(thread, manifest.lastMessages ?? 40) : [];
     state.messages.splice(0, 0, ...recalled);
@@ -55,7 +57,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       });
     }
     close(state, result.finishReason, 'completed');
-    await handlersFinished();
+    await handlersFinished(finishPatch.get(HANDLERS_FINISHED_PATCH));
     return result;
   } catch (error) {
     await CancellationScope.nonCancellable(async () => fail(state, error));
@@ -72,8 +74,8 @@ export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
  * complete under this code wait for every handler first; runs that completed before it did not,
  * so their histories replay without the marker.
  */
-async function handlersFinished(): Promise<void> {
-  if (patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
+async function handlersFinished(decided: boolean | undefined): Promise<void> {
+  if (decided ?? patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
 }
 
 /** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */

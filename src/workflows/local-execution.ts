@@ -1,4 +1,4 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { patched, proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
@@ -85,4 +85,25 @@ export function currentStep(chunks: readonly Chunk[]): number {
     if (chunk.type === 'step-start') return (chunk.payload as { step: number }).step;
   }
   return 0;
+}
+
+/**
+ * Patches a local-mode run would otherwise check after a local activity, decided up front.
+ *
+ * A local activity's result can reach the workflow in a later workflow task than the one that ran
+ * it (its marker is recorded with the first); on replay the result comes at once, so code after
+ * it runs one task earlier than it first did. A `patched()` there would then find its marker one
+ * task later and fail replay. Deciding such patches in the workflow task before any local work,
+ * and only for local-mode runs (no older history has them), keeps their markers where replay
+ * expects them. Remote runs get an empty map and check their patches where they always did.
+ */
+export function patchesBeforeLocalWork(
+  manifest: AgentManifest,
+  ids: string[],
+): Map<string, boolean> {
+  const decided = new Map<string, boolean>();
+  if (!modelStepsAreLocal(manifest) && !Object.values(manifest.tools).some((tool) => tool.local))
+    return decided;
+  for (const id of ids) decided.set(id, patched(id));
+  return decided;
 }
