@@ -70,12 +70,29 @@ function markers(events: HistoryEvent[]): number {
   ).length;
 }
 
-/** A chunk log without what differs between the two agents' runs: run and agent ids. */
+/**
+ * A chunk log without what differs between the two agents' runs: run and agent ids, and the order
+ * of one step's parallel tool results (remote activities may complete in any order).
+ */
 function comparable(chunks: Chunk[]): unknown[] {
-  return chunks.map(({ type, payload }) => ({
-    type,
-    payload: type === 'start' ? { ...payload, agentId: 'any' } : payload,
-  }));
+  const out: Array<{ type: string; payload: unknown }> = [];
+  let results: Array<{ type: string; payload: unknown }> = [];
+  const flush = () => {
+    const id = (chunk: { payload: unknown }) =>
+      (chunk.payload as { toolCallId: string }).toolCallId;
+    out.push(...results.sort((a, b) => id(a).localeCompare(id(b))));
+    results = [];
+  };
+  for (const { type, payload } of chunks) {
+    if (type === 'tool-result') {
+      results.push({ type, payload });
+      continue;
+    }
+    flush();
+    out.push({ type, payload: type === 'start' ? { ...payload, agentId: 'any' } : payload });
+  }
+  flush();
+  return out;
 }
 
 describe('local execution', () => {
@@ -266,17 +283,16 @@ describe('local execution: a worker killed mid-run', () => {
     const starts = lines.filter((line) => line.event === 'started');
     // The tool started on both workers: worker A's attempt was lost with its workflow task.
     expect(starts.map((line) => line.pid)).toEqual([a.pid, b.pid]);
-    // The model was asked again on worker B and named the call differently...
-    expect(starts[0]!.toolCallId).not.toBe(starts[1]!.toolCallId);
-    // ...yet the idempotency key is the same in both attempts.
+    // The key is the same in both attempts.
     expect(starts[0]!.key).toBe(`${stream.runId}:step-1:call-0`);
     expect(starts[1]!.key).toBe(starts[0]!.key);
-    expect(
-      lines.filter((line) => line.event === 'model').map((line) => [line.turn, line.pid]),
-    ).toEqual([
-      ['lookup', a.pid],
-      ['lookup', b.pid],
-      ['after slow-lookup', b.pid],
+    // Whether the model step reruns depends on where the kill fell: if its marker was not yet
+    // recorded, worker B asked the model again and got another call id, and the key still held.
+    const lookups = lines.filter((line) => line.turn === 'lookup').map((line) => line.pid);
+    expect([[a.pid], [a.pid, b.pid]]).toContainEqual(lookups);
+    if (lookups.length === 2) expect(starts[0]!.toolCallId).not.toBe(starts[1]!.toolCallId);
+    expect(lines.filter((line) => line.turn === 'after slow-lookup').map((l) => l.pid)).toEqual([
+      b.pid,
     ]);
     const events = await historyOf(tollgate, stream.runId);
     expect(scheduledActivities(events)).toEqual(['describeAgent']);

@@ -20,7 +20,7 @@ import type {
 } from '../common/run-types.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { installHandlers } from './decisions.js';
-import { patchesBeforeLocalWork } from './local-execution.js';
+import { modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
@@ -120,7 +120,9 @@ async function runSteps(
     const calls = withToolIds(manifest, last.toolCalls);
     for (const call of calls) state.emit('tool-call', refOf(call));
     state.messages.push(...last.responseMessages);
-    knownToWorker = state.messages.length;
+    // A local step gets the whole conversation (its input is not recorded): on a cache miss it
+    // could not read the prefix back from this run, whose workflow task it holds open.
+    if (!modelStepsAreLocal(manifest)) knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (calls.length === 0) break;
