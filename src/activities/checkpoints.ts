@@ -24,7 +24,8 @@ export class Checkpoints {
   /** Records `value` and heartbeats it at once (the SDK may delay sending it; see README). */
   record(value: unknown): void {
     this.latest = toJsonValue(value);
-    this.context.heartbeat(this.details());
+    // A local activity cannot heartbeat: its checkpoints stay within the attempt.
+    if (!this.context.info.isLocal) this.context.heartbeat(this.details());
   }
 
   /** What each heartbeat carries, so the latest checkpoint is never overwritten by an empty one. */

@@ -51,6 +51,7 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     autoResume: agent.defaultOptions.autoResumeSuspendedTools ?? false,
     history: { ...DEFAULT_HISTORY_LIMITS, ...definedOnly(agent.history) },
     ...(agentRules ? { rules: agentRules } : {}),
+    ...(agent.execution.modelSteps === 'local' ? { execution: { modelSteps: 'local' } } : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:
@@ -80,6 +81,7 @@ function describeTool(name: string, tool: Tool): ToolManifest {
       maximumAttempts: tool.retry?.maximumAttempts ?? DEFAULT_TOOL_ATTEMPTS,
       initialIntervalMs: tool.retry?.initialIntervalMs ?? DEFAULT_TOOL_RETRY_INTERVAL_MS,
     },
+    ...(tool.local ? { local: true } : {}),
   };
 }
 

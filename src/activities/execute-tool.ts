@@ -60,7 +60,7 @@ export async function runTool(
       agentId: agent.id,
     },
     requestContext: input.requestContext,
-    idempotencyKey: `${input.runId}:${call.toolCallId}`,
+    idempotencyKey: input.idempotencyKey ?? `${input.runId}:${call.toolCallId}`,
     attempt: Context.current().info.attempt,
     checkpoint: (value) => checkpoints.record(value),
     lastCheckpoint: checkpoints.previous,

@@ -70,7 +70,8 @@ export async function runModelStep(
       ...attempt,
     });
     pending = '';
-    context.heartbeat();
+    // A local activity cannot heartbeat; its attempt is bounded by its timeout alone.
+    if (!context.info.isLocal) context.heartbeat();
   };
 
   try {

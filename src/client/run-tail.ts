@@ -247,7 +247,9 @@ async function watchHistory(
       const events = response.history?.events ?? [];
       if (events.length > 0) {
         last = events.at(-1);
-        onEvent();
+        // The log changes only when a workflow task completes: activity and task-scheduling events
+        // alone would cost the worker a query each and show nothing new.
+        if (events.some((event) => event.workflowTaskCompletedEventAttributes)) onEvent();
       }
       if (!response.nextPageToken?.length) {
         // The run went on in a new execution: watch that one's history from its start.

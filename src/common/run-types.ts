@@ -36,6 +36,8 @@ export interface ToolManifest {
   /** A worker that stops heartbeating for this long is presumed dead and the attempt retried, ms. */
   heartbeatTimeoutMs?: number;
   retry: RetrySpec;
+  /** `createTool({ local: true })`: ungated calls run as local activities. */
+  local?: true;
 }
 
 /** How model steps are timed and retried; absent in manifests recorded before it existed. */
@@ -65,6 +67,8 @@ export interface AgentManifest {
   channels?: ChannelManifest;
   /** When runs continue as new; absent in manifests recorded before: the defaults apply. */
   history?: HistoryLimits;
+  /** Present when the agent runs its model steps as local activities. */
+  execution?: { modelSteps: 'local' };
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
@@ -209,6 +213,11 @@ export interface ExecuteToolInput {
   suspendPayload?: JsonValue;
   /** The run's tool naming; absent: by id. */
   toolNaming?: 'key';
+  /**
+   * Set for local executions: `<runId>:step-<n>:call-<i>`, the call's position, which a rerun
+   * after a crash reaches again even when the model's rerun names the call differently.
+   */
+  idempotencyKey?: string;
 }
 
 export type ExecuteToolOutput =

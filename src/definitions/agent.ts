@@ -83,6 +83,17 @@ export interface ModelStepOptions {
  */
 export type HistoryOptions = Partial<HistoryLimits>;
 
+/** Where the agent's model steps run (see docs/local-execution.md). */
+export interface AgentExecutionOptions {
+  /**
+   * `'local'`: each model step runs as a Temporal local activity in the worker that runs the
+   * workflow, recorded as a marker instead of an activity's three events, with no round trip
+   * through the server. A worker that dies mid-run reruns the steps since its last completed
+   * workflow task. Default `'remote'`: an ordinary activity.
+   */
+  modelSteps?: 'local' | 'remote';
+}
+
 export interface AgentConfig {
   /** Stable id: runs, search attributes and `getAgent()` use it. */
   id: string;
@@ -108,6 +119,8 @@ export interface AgentConfig {
   modelStep?: ModelStepOptions;
   /** When long runs continue as new, and when a step too large for one history fails. */
   history?: HistoryOptions;
+  /** Opt-in local execution of model steps; tools opt in with `createTool({ local: true })`. */
+  execution?: AgentExecutionOptions;
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
@@ -127,6 +140,7 @@ export class Agent {
   readonly defaultOptions: AgentDefaultOptions;
   readonly modelStep: ModelStepOptions;
   readonly history: HistoryOptions;
+  readonly execution: AgentExecutionOptions;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
   /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
@@ -168,6 +182,7 @@ export class Agent {
     this.defaultOptions = config.defaultOptions ?? {};
     this.modelStep = config.modelStep ?? {};
     this.history = checkHistoryOptions(config.id, config.history ?? {});
+    this.execution = checkExecution(config.id, config.execution);
     this.memory = config.memory ?? {};
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');
@@ -180,6 +195,20 @@ export class Agent {
   toolsNamedBy(naming: ToolNaming | undefined): ReadonlyMap<string, Tool> {
     return naming === 'key' ? this.tools : this.toolsById;
   }
+}
+
+function checkExecution(
+  agentId: string,
+  execution: AgentExecutionOptions | undefined,
+): AgentExecutionOptions {
+  const modelSteps = execution?.modelSteps;
+  if (modelSteps !== undefined && modelSteps !== 'local' && modelSteps !== 'remote') {
+    throw new TollgateError(
+      'INVALID_AGENT',
+      `Agent "${agentId}": execution.modelSteps must be 'local' or 'remote', not ${JSON.stringify(modelSteps)}.`,
+    );
+  }
+  return { ...execution };
 }
 
 function indexSubAgents(

@@ -112,6 +112,15 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
    */
   heartbeatTimeoutMs?: number;
   retry?: ToolRetryOptions;
+  /**
+   * `true`: ungated calls run as Temporal local activities in the worker that runs the workflow,
+   * with no round trip through the server (see docs/local-execution.md). Meant for read-only
+   * tools: a worker that dies mid-run executes them again. Local activities cannot heartbeat, so
+   * `heartbeatTimeoutMs` and `checkpoint()` do not carry across attempts. A call that a request or
+   * agent policy gates still runs as an ordinary activity after its approval. Cannot be combined
+   * with `requireApproval` (`INVALID_TOOL`). Default `false`.
+   */
+  local?: boolean;
   execute(
     input: TInput,
     context: ToolExecutionContext<TSuspend, TResume>,
@@ -152,6 +161,18 @@ export function createTool<TInput, TOutput, TSuspend = unknown, TResume = unknow
     throw new TollgateError(
       'INVALID_TOOL',
       `${where}: requireApproval must be a boolean or a function, not ${typeof approval}.`,
+    );
+  }
+  if (config.local !== undefined && typeof config.local !== 'boolean') {
+    throw new TollgateError(
+      'INVALID_TOOL',
+      `${where}: local must be a boolean, not ${typeof config.local}.`,
+    );
+  }
+  if (config.local === true && approval !== undefined && approval !== false) {
+    throw new TollgateError(
+      'INVALID_TOOL',
+      `${where}: a tool with requireApproval cannot be local: remove local: true (gated calls run as ordinary activities) or remove requireApproval.`,
     );
   }
   const attempts = config.retry?.maximumAttempts;

@@ -21,6 +21,7 @@ import type {
   ToolManifest,
   ToolNaming,
 } from '../common/run-types.js';
+import { localModelStep, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
 const NON_RETRYABLE = [
@@ -66,6 +67,7 @@ export function modelStep(
   input: ModelStepInput,
 ): Promise<ModelStepOutput> {
   const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
+  if (modelStepsAreLocal(manifest)) return localModelStep(settings, input);
   return control.modelStep.executeWithOptions(
     {
       startToCloseTimeout: settings.timeoutMs,

@@ -21,8 +21,15 @@ import type {
   ToolNaming,
 } from '../common/run-types.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
-import { checkStepFits, continueIfLong, restoreRun } from './continue-as-new.js';
+import { CHANNELS_PATCH } from './channel-notices.js';
+import {
+  checkStepFits,
+  CONTINUE_AS_NEW_PATCH,
+  continueIfLong,
+  restoreRun,
+} from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
+import { modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
@@ -54,6 +61,11 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
+    const finishPatch = patchesBeforeLocalWork(manifest, [
+      HANDLERS_FINISHED_PATCH,
+      CONTINUE_AS_NEW_PATCH,
+      CHANNELS_PATCH,
+    ]);
     const thread = threadOf(input);
     let recalled = continued?.recalled ?? 0;
     if (thread && !continued) {
@@ -69,7 +81,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       });
     }
     close(state, result.finishReason, 'completed');
-    await handlersFinished();
+    await handlersFinished(finishPatch.get(HANDLERS_FINISHED_PATCH));
     return result;
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
@@ -88,8 +100,8 @@ export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
  * complete under this code wait for every handler first; runs that completed before it did not,
  * so their histories replay without the marker.
  */
-async function handlersFinished(): Promise<void> {
-  if (patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
+async function handlersFinished(decided: boolean | undefined): Promise<void> {
+  if (decided ?? patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
 }
 
 /** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */
@@ -136,7 +148,9 @@ async function runSteps(
     const calls = withToolIds(manifest, last.toolCalls);
     for (const call of calls) state.emit('tool-call', refOf(call));
     state.messages.push(...last.responseMessages);
-    knownToWorker = state.messages.length;
+    // A local step gets the whole conversation (its input is not recorded): on a cache miss it
+    // could not read the prefix back from this run, whose workflow task it holds open.
+    if (!modelStepsAreLocal(manifest)) knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (calls.length === 0) break;

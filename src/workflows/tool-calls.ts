@@ -18,6 +18,7 @@ import type { ToolRunContext } from './tool-run-context.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
+import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -45,9 +46,9 @@ export async function runToolCalls(
     const gate = gates.get(call.toolCallId) ?? { gated: true, source: 'missing' };
     context.state.audit.add({ type: 'gate', ...auditRef(call), ...gate });
   }
-  const results = calls.map((call) => {
+  const results = calls.map((call, index) => {
     const gate = gates.get(call.toolCallId);
-    return runCall(context, call, gate?.gated ?? true, gate?.note);
+    return runCall(context, call, gate?.gated ?? true, gate?.note, index);
   });
   context.state.announceIdle();
   return Promise.all(results);
@@ -58,6 +59,7 @@ async function runCall(
   call: ModelToolCall,
   gated: boolean,
   gateNote: string | undefined,
+  index: number,
 ): Promise<ToolResultPart> {
   const { state } = context;
   const tool = context.manifest.tools[call.toolName];
@@ -89,9 +91,10 @@ async function runCall(
     }
   }
   let resumed: Resumed | undefined;
+  const local = runsLocally(tool, gated) ? { step: currentStep(state.chunks), index } : undefined;
   for (;;) {
     state.toolStarted();
-    const output = await execute(context, edited ?? call, resumed);
+    const output = await execute(context, edited ?? call, resumed, local);
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
         // A suspension may bring its own schema (an MCP server's elicitation does).
@@ -124,17 +127,19 @@ async function execute(
   context: ToolRunContext,
   call: ModelToolCall,
   resumed: Resumed | undefined,
+  local: { step: number; index: number } | undefined,
 ): Promise<ExecuteToolOutput> {
   const tool = context.manifest.tools[call.toolName]!;
+  const input = {
+    runId: context.state.runId,
+    agentId: context.manifest.agentId,
+    call: refOf(call),
+    requestContext: context.input.requestContext,
+    ...(resumed ?? {}),
+    ...namingOf(context.manifest),
+  };
   try {
-    return await executeTool(tool, {
-      runId: context.state.runId,
-      agentId: context.manifest.agentId,
-      call: refOf(call),
-      requestContext: context.input.requestContext,
-      ...(resumed ?? {}),
-      ...namingOf(context.manifest),
-    });
+    return await (local ? localExecuteTool(tool, input, local) : executeTool(tool, input));
   } catch (error) {
     if (error instanceof ActivityFailure)
       return { kind: 'error', error: toolFailureMessage(error, tool) };

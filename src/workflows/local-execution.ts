@@ -1,0 +1,109 @@
+import { patched, proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import type { TollgateActivities } from '../activities/index.js';
+import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import type { Chunk } from '../common/chunks.js';
+import type {
+  AgentManifest,
+  ExecuteToolInput,
+  ExecuteToolOutput,
+  ModelStepInput,
+  ModelStepManifest,
+  ModelStepOutput,
+  RetrySpec,
+  ToolManifest,
+} from '../common/run-types.js';
+
+/**
+ * Local execution (docs/local-execution.md): model steps of agents with
+ * `execution: { modelSteps: 'local' }` and ungated calls of `local: true` tools run as Temporal
+ * local activities, in the worker that runs the workflow task, recorded as markers. Whether a run
+ * uses them is read from its manifest, which its history records, so replay takes the same path.
+ */
+
+/** Same classification as remote activities: user errors are not retried. */
+const NON_RETRYABLE = [
+  FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND',
+  FAILURE_TYPE_PREFIX + 'INVALID_AGENT',
+  FAILURE_TYPE_PREFIX + 'INVALID_TOOL',
+];
+
+/** Whether the run's model steps are local activities. */
+export function modelStepsAreLocal(manifest: AgentManifest): boolean {
+  return manifest.execution?.modelSteps === 'local';
+}
+
+/** Whether a call of `tool` runs locally: only a `local` tool's ungated calls do. */
+export function runsLocally(tool: ToolManifest, gated: boolean): boolean {
+  return tool.local === true && !gated;
+}
+
+function localOptions(timeoutMs: number, retry: RetrySpec, summary: string): LocalActivityOptions {
+  return {
+    startToCloseTimeout: timeoutMs,
+    retry: {
+      maximumAttempts: retry.maximumAttempts,
+      initialInterval: retry.initialIntervalMs,
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
+    summary,
+  };
+}
+
+const local = proxyLocalActivities<TollgateActivities>({ startToCloseTimeout: '1 minute' });
+
+/** A model step as a local activity: the same activity, without a heartbeat timeout. */
+export function localModelStep(
+  settings: ModelStepManifest,
+  input: ModelStepInput,
+): Promise<ModelStepOutput> {
+  return local.modelStep.executeWithOptions(
+    localOptions(settings.timeoutMs, settings.retry, `model step ${input.step} (local)`),
+    [input],
+  );
+}
+
+/**
+ * An ungated call of a local tool. Its idempotency key names the call's position (step and index
+ * within the step), which a rerun after a crash reaches again even if the model, asked again,
+ * gives the call another id.
+ */
+export function localExecuteTool(
+  tool: ToolManifest,
+  input: ExecuteToolInput,
+  position: { step: number; index: number },
+): Promise<ExecuteToolOutput> {
+  return local.executeTool.executeWithOptions(
+    localOptions(tool.timeoutMs, tool.retry, `tool ${tool.toolId ?? tool.name} (local)`),
+    [{ ...input, idempotencyKey: `${input.runId}:step-${position.step}:call-${position.index}` }],
+  );
+}
+
+/** The step whose tool calls run now: the latest `step-start` on the run's chunk log. */
+export function currentStep(chunks: readonly Chunk[]): number {
+  for (let i = chunks.length - 1; i >= 0; i--) {
+    const chunk = chunks[i]!;
+    if (chunk.type === 'step-start') return (chunk.payload as { step: number }).step;
+  }
+  return 0;
+}
+
+/**
+ * Patches a local-mode run would otherwise check after a local activity, decided up front.
+ *
+ * A local activity's result can reach the workflow in a later workflow task than the one that ran
+ * it (its marker is recorded with the first); on replay the result comes at once, so code after
+ * it runs one task earlier than it first did. A `patched()` there would then find its marker one
+ * task later and fail replay. Deciding such patches in the workflow task before any local work,
+ * and only for local-mode runs (no older history has them), keeps their markers where replay
+ * expects them. Remote runs get an empty map and check their patches where they always did.
+ */
+export function patchesBeforeLocalWork(
+  manifest: AgentManifest,
+  ids: string[],
+): Map<string, boolean> {
+  const decided = new Map<string, boolean>();
+  if (!modelStepsAreLocal(manifest) && !Object.values(manifest.tools).some((tool) => tool.local))
+    return decided;
+  for (const id of ids) decided.set(id, patched(id));
+  return decided;
+}
