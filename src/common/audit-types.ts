@@ -43,8 +43,8 @@ export type AuditEntry = {
   | { type: 'reminder'; waitedMs: number }
 );
 
-/** What a reminder's `notify` receives about the call that waits. */
-export interface ReminderInfo {
+/** A call that waits for a person, as reminders and channel notices describe it. */
+export interface WaitingCallFacts {
   runId: string;
   agentId: string;
   toolCallId: string;
@@ -53,8 +53,12 @@ export interface ReminderInfo {
   toolId?: string;
   args: JsonValue;
   fingerprint: string;
-  /** ISO-8601. */
+  /** ISO-8601: when the call started to wait. */
   requestedAt: string;
+}
+
+/** What a reminder's `notify` receives about the call that waits. */
+export interface ReminderInfo extends WaitingCallFacts {
   /** How long the call has waited, ms. */
   waitedMs: number;
   /** ISO-8601, when the call has a deadline. */

@@ -2,7 +2,7 @@
  * What the workflow tells the channel notifier about a waiting call (README "Chat channels").
  * JSON-safe, shared by the workflow, the worker's notifier activity and tests.
  */
-import type { JsonValue } from './json.js';
+import type { WaitingCallFacts } from './audit-types.js';
 
 /** A request, a reminder while it waits, or the notice that it expired. */
 export type ChannelNoticeKind = 'request' | 'reminder' | 'expired';
@@ -16,7 +16,7 @@ export interface ChannelManifest {
 }
 
 /** The notifier activity's input: one notice for one webhook. */
-export interface ChannelNoticeInput {
+export interface ChannelNoticeInput extends WaitingCallFacts {
   target: string;
   kind: ChannelNoticeKind;
   /**
@@ -24,15 +24,6 @@ export interface ChannelNoticeInput {
    * `x-tollgate-notice-id` header so a receiver can drop the rare repeat (see docs/channels.md).
    */
   noticeId: string;
-  agentId: string;
-  runId: string;
-  toolCallId: string;
-  toolName: string;
-  toolId?: string;
-  args: JsonValue;
-  fingerprint: string;
-  /** ISO-8601. */
-  requestedAt: string;
   /** ISO-8601: the call's own approval deadline, when it has one. */
   expiresAt?: string;
   /** Reminders: how long the call has waited, ms. */
