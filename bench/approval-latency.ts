@@ -18,23 +18,32 @@ const gatedOnce: TurnPicker = (prompt) =>
     ? { text: 'Done.' }
     : { text: 'Looking it up.', toolCalls: [{ toolName: TOOL_NAME, args: { id: 'rec-1' } }] };
 
-export function approvalAgent(): Agent {
+/**
+ * An agent whose one tool call (`gated-lookup`) needs approval; at each run's tool start it sets
+ * `starts[runId]` to `performance.now()`. `local` runs its model steps in local execution mode.
+ */
+export function gatedLookupAgent(id: string, starts: Map<string, number>, local = false): Agent {
   const tool = createTool({
     id: TOOL_NAME,
     description: 'A lookup that needs approval.',
     inputSchema: z.object({ id: z.string() }),
     requireApproval: true,
     execute: (input: { id: string }, context) => {
-      toolStarts.set(context.agent.runId, performance.now());
+      starts.set(context.agent.runId, performance.now());
       return { id: input.id, found: true };
     },
   });
   return new Agent({
-    id: APPROVAL_AGENT_ID,
+    id,
     instructions: 'You are a benchmark agent.',
-    model: scriptedModel(gatedOnce, APPROVAL_AGENT_ID),
+    model: scriptedModel(gatedOnce, id),
     tools: { [TOOL_NAME]: tool },
-  });
+    ...(local ? { execution: { modelSteps: 'local' } } : {}),
+  } as ConstructorParameters<typeof Agent>[0]);
+}
+
+export function approvalAgent(): Agent {
+  return gatedLookupAgent(APPROVAL_AGENT_ID, toolStarts);
 }
 
 export interface ApprovalSample {

@@ -17,7 +17,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { temporal } from '@temporalio/proto';
 import { Agent, createTool, startDevServer, Tollgate, findTemporalCli } from '../src/index.js';
-import { scriptedModel, type TurnPicker } from '../src/testing/scripted-model.js';
+import { scriptedModel } from '../src/testing/scripted-model.js';
+import { gatedLookupAgent } from './approval-latency.js';
 import { loopPicker, loopPrompt } from './bench-model.js';
 import { parseIntOptions } from './support/args.js';
 import { loadAverage } from './support/system.js';
@@ -39,7 +40,6 @@ export const TUNED_DYNAMIC_CONFIG = {
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const TOOL = 'lookup';
-const GATED = 'gated-lookup';
 const toolStarts = new Map<string, number>();
 
 function stepAgent(id: string, local: boolean): Agent {
@@ -56,31 +56,6 @@ function stepAgent(id: string, local: boolean): Agent {
     instructions: 'You are a benchmark agent.',
     model: scriptedModel(loopPicker({ toolName: TOOL }), id),
     tools: { [TOOL]: lookup },
-    ...(local ? { execution: { modelSteps: 'local' } } : {}),
-  } as ConstructorParameters<typeof Agent>[0]);
-}
-
-const gatedOnce: TurnPicker = (prompt) =>
-  prompt.some((message) => message.role === 'tool')
-    ? { text: 'Done.' }
-    : { text: 'Looking it up.', toolCalls: [{ toolName: GATED, args: { id: 'rec-1' } }] };
-
-function gatedAgent(id: string, local: boolean): Agent {
-  const tool = createTool({
-    id: GATED,
-    description: 'A lookup that needs approval.',
-    inputSchema: z.object({ id: z.string() }),
-    requireApproval: true,
-    execute: (input: { id: string }, context) => {
-      toolStarts.set(context.agent.runId, performance.now());
-      return { id: input.id, found: true };
-    },
-  });
-  return new Agent({
-    id,
-    instructions: 'You are a benchmark agent.',
-    model: scriptedModel(gatedOnce, id),
-    tools: { [GATED]: tool },
     ...(local ? { execution: { modelSteps: 'local' } } : {}),
   } as ConstructorParameters<typeof Agent>[0]);
 }
@@ -186,8 +161,9 @@ async function main(): Promise<void> {
     dbFile: join(dir, 'dev.db'),
     ...(options.tuned ? { dynamicConfig: TUNED_DYNAMIC_CONFIG } : {}),
   });
-  const agents = [stepAgent('steps-remote', false), gatedAgent('gated-remote', false)];
-  if (options.local) agents.push(stepAgent('steps-local', true), gatedAgent('gated-local', true));
+  const agents = [stepAgent('steps-remote', false), gatedLookupAgent('gated-remote', toolStarts)];
+  if (options.local)
+    agents.push(stepAgent('steps-local', true), gatedLookupAgent('gated-local', toolStarts, true));
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
     temporal: { address: server.address, namespace: server.namespace, taskQueue: 'step-profile' },
