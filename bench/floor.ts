@@ -17,6 +17,7 @@ import {
   releaseSignal,
 } from './baseline/workflows.js';
 import { expectThat, median, progress, timed } from './stats.js';
+import { quietBundleLogger } from './support/bundle-logger.js';
 
 const WORKFLOWS = fileURLToPath(new URL('./baseline/workflows.js', import.meta.url));
 
@@ -37,15 +38,6 @@ export interface FloorResult {
   signal: FloorGateSample[];
 }
 
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
-
 export async function measureFloor(
   server: { address: string; namespace: string },
   options: { steps: number; runs: number; warmups: number; samples: number },
@@ -58,7 +50,10 @@ export async function measureFloor(
     connection: native,
     namespace: server.namespace,
     taskQueue,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: quiet }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: WORKFLOWS,
+      logger: quietBundleLogger,
+    }),
     activities: baselineActivities,
   });
   const running = worker.run();

@@ -14,17 +14,9 @@ import {
 } from '@temporalio/worker';
 import { childSide } from '../support/child.js';
 import { baselineActivities } from './activities.js';
+import { quietBundleLogger } from '../support/bundle-logger.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
-
-const quiet = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (message: string) => console.warn(message),
-  error: (message: string) => console.error(message),
-};
 
 const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
 const worker = await Worker.create({
@@ -33,7 +25,7 @@ const worker = await Worker.create({
   taskQueue: process.env.TASK_QUEUE!,
   workflowBundle: await bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('./workflows.js', import.meta.url)),
-    logger: quiet,
+    logger: quietBundleLogger,
   }),
   activities: baselineActivities,
   maxCachedWorkflows: Number(process.env.MAX_CACHED_WORKFLOWS),
