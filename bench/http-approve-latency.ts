@@ -16,10 +16,10 @@ import { createTollgateServer } from '../src/server/index.js';
 import { APPROVAL_AGENT_ID, approvalAgent } from './approval-latency.js';
 import { environmentFacts, startEnvironment, type BenchEnvironment } from './environment.js';
 import { expectThat, ms, progress, quantile } from './stats.js';
+import { BENCH_TOKEN, postForSse } from './support/sse-post.js';
 
 const SAMPLES = 50;
 const WARMUPS = 2;
-const TOKEN = 'bench-token-0123456789abcdef';
 
 export interface HttpApproveSample {
   /** POST sent → response headers received. */
@@ -31,15 +31,7 @@ export interface HttpApproveSample {
 async function approveOverHttp(url: string, runId: string): Promise<HttpApproveSample> {
   const body: ApproveBody = { runId };
   const sent = performance.now();
-  const response = await fetch(url + agentPath(APPROVAL_AGENT_ID, 'approveToolCall'), {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postForSse(url + agentPath(APPROVAL_AGENT_ID, 'approveToolCall'), body);
   const headers = performance.now();
   expectThat(response.ok && response.body !== null, `approve of ${runId}: HTTP ${response.status}`);
   expectThat(response.headers.get(RUN_ID_HEADER) === runId, `approve of ${runId}: wrong run id`);
@@ -83,7 +75,7 @@ export async function measureHttpApprove(
 ): Promise<HttpApproveSample[]> {
   const server = await createTollgateServer({
     tollgate: env.tollgate,
-    auth: { tokens: [{ token: TOKEN, id: 'bench', roles: ['bench'] }] },
+    auth: { tokens: [{ token: BENCH_TOKEN, id: 'bench', roles: ['bench'] }] },
   }).listen({ port: 0 });
   try {
     const agent = env.tollgate.getAgent(APPROVAL_AGENT_ID);

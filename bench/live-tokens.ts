@@ -20,6 +20,7 @@ import { createTollgateServer } from '../src/server/index.js';
 import { findOrStartRedis } from '../test/support/redis-broker.js';
 import { environmentFacts } from './environment.js';
 import { expectThat, ms, progress, quantile } from './stats.js';
+import { BENCH_TOKEN, postForSse } from './support/sse-post.js';
 import { ChildWorker } from './support/child.js';
 
 const RUNS = Number(process.env.RUNS ?? '10');
@@ -27,7 +28,6 @@ const DELTAS = Number(process.env.DELTAS ?? '20');
 const INTERVAL_MS = Number(process.env.INTERVAL_MS ?? '40');
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? '1');
 const WARMUPS = 1;
-const TOKEN = 'bench-token-0123456789abcdef';
 const AGENT_ID = 'live-bench';
 const WORKER_SCRIPT = fileURLToPath(new URL('./live-tokens-worker.js', import.meta.url));
 
@@ -51,15 +51,7 @@ function stampsOf(text: string): number[] {
 /** Starts a run over HTTP and reads its SSE stream, timing each stamped delta's arrival. */
 async function oneRun(url: string): Promise<RunSample> {
   const body: StreamBody = { messages: [{ role: 'user', content: 'Stream stamps.' }] };
-  const response = await fetch(url + agentPath(AGENT_ID, 'stream'), {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      'content-type': 'application/json',
-      accept: 'text/event-stream',
-    },
-    body: JSON.stringify(body),
-  });
+  const response = await postForSse(url + agentPath(AGENT_ID, 'stream'), body);
   expectThat(response.ok && response.body !== null, `stream: HTTP ${response.status}`);
   const runId = response.headers.get(RUN_ID_HEADER) ?? '?';
   const live: number[] = [];
@@ -123,7 +115,7 @@ async function main(): Promise<void> {
   });
   const http = await createTollgateServer({
     tollgate: api,
-    auth: { tokens: [{ token: TOKEN, id: 'bench', roles: ['bench'] }] },
+    auth: { tokens: [{ token: BENCH_TOKEN, id: 'bench', roles: ['bench'] }] },
   }).listen({ port: 0 });
   try {
     await worker.whenReady();
