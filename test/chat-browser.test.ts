@@ -4,12 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { build } from 'esbuild';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { join } from 'node:path';
 import { Agent, type Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
@@ -20,9 +16,8 @@ import {
   recordingTool,
   uniqueId,
 } from './support/harness.js';
+import { launchChromium, REPO_ROOT } from './support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'chat-alice-token-0123456789';
 const READER = 'chat-reader-token-0123456789';
 const AGENT = 'chat-browser-agent';
@@ -38,13 +33,6 @@ const byPrompt: TurnPicker = (prompt) => {
   if (job) return { text: 'Working.', toolCalls: [{ toolName: 'slowJob', args: { id: job } }] };
   return { text: 'Hello there.' };
 };
-
-async function ensureChromium(): Promise<void> {
-  if (existsSync(CHROMIUM)) return;
-  await promisify(execFile)('sh', [join(ROOT, 'scripts/install-chromium.sh')], {
-    timeout: 15 * 60_000,
-  });
-}
 
 describe('a useChat page on a Tollgate agent, in a browser', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
@@ -67,9 +55,8 @@ describe('a useChat page on a Tollgate agent, in a browser', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    await ensureChromium();
     const bundle = await build({
-      entryPoints: [join(ROOT, 'test/chat-page/app.jsx')],
+      entryPoints: [join(REPO_ROOT, 'test/chat-page/app.jsx')],
       bundle: true,
       format: 'esm',
       jsx: 'automatic',
@@ -95,11 +82,7 @@ describe('a useChat page on a Tollgate agent, in a browser', () => {
     );
     app.get('/chat/app.js', (c) => c.body(script, 200, { 'content-type': 'text/javascript' }));
     server = await listen({ port: 0 });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
-    });
+    browser = await launchChromium();
     context = await browser.newContext();
   }, 20 * 60_000);
   afterAll(async () => {

@@ -3,20 +3,10 @@
  * against the real `inbox/` directory, a real server with a token and a real Temporal run.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import {
-  chromium,
-  type Browser,
-  type BrowserContext,
-  type Locator,
-  type Page,
-} from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { z } from 'zod';
 import { Agent, createTool, type RunOptions, type Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
@@ -29,10 +19,8 @@ import {
   lastToolOutputs,
   outputsText,
 } from './support/harness.js';
+import { launchChromium, REPO_ROOT } from './support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-/** Compiled to dist/test/, two levels below the repository root. */
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const TOKEN = 'inbox-alice-token-0123456789';
 const SCREENSHOT = '/tmp/tollgate-inbox.png';
 /** Visibility is eventually consistent and the page polls every 2 s: allow a generous wait. */
@@ -51,14 +39,6 @@ const byPrompt: TurnPicker = (prompt) => {
   }
   return { text: 'Hello there.' };
 };
-
-/** Installs chromium when missing (a fresh machine): apt-get can take minutes. */
-async function ensureChromium(): Promise<void> {
-  if (existsSync(CHROMIUM)) return;
-  await promisify(execFile)('sh', [join(ROOT, 'scripts/install-chromium.sh')], {
-    timeout: 15 * 60_000,
-  });
-}
 
 describe('the approval inbox in a browser', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
@@ -94,28 +74,19 @@ describe('the approval inbox in a browser', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    await ensureChromium();
     tollgate = await hostAgents([agent], 'inbox-browser');
     server = await createTollgateServer({
       tollgate,
       auth: { tokens: [{ token: TOKEN, id: 'alice', roles: ['ops'] }] },
-      inbox: { root: join(ROOT, 'inbox') },
+      inbox: { root: join(REPO_ROOT, 'inbox') },
     }).listen({ port: 0 });
     // Playwright gives each launch a fresh, temporary user-data dir.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium([
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ]);
     context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
   }, 20 * 60_000);
   afterAll(async () => {
