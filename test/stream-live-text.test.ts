@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { Agent, Tollgate, type Chunk } from '../src/index.js';
 import type { TollgateClient } from '../src/sdk/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { serveOverHttp } from './support/served.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { hostAgents } from './support/harness.js';
+import { failingTextStream } from './support/failing-stream.js';
 
 const TOKEN = 'live-text-token-0123456789';
 const WRONG = ['Wrong ', 'answer ', 'here.'];
@@ -33,21 +33,8 @@ function flakyModel() {
       const key = JSON.stringify(options.prompt.at(-1)?.content);
       if (failed.has(key)) return base.doStream(options);
       failed.add(key);
-      return {
-        stream: new ReadableStream<LanguageModelV4StreamPart>({
-          async start(controller) {
-            controller.enqueue({ type: 'stream-start', warnings: [] });
-            controller.enqueue({ type: 'text-start', id: 'text' });
-            for (const delta of WRONG) {
-              controller.enqueue({ type: 'text-delta', id: 'text', delta });
-              // Longer than the activity's 25 ms batching window: one live chunk per delta.
-              await new Promise((resolve) => setTimeout(resolve, 60));
-            }
-            await gate(key);
-            controller.error(new Error('the provider dropped the connection'));
-          },
-        }),
-      };
+      // 60 ms is longer than the activity's 25 ms batching window: one live chunk per delta.
+      return failingTextStream(WRONG, 60, () => gate(key));
     },
   };
   return { model, release };

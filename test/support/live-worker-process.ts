@@ -8,11 +8,11 @@
  *
  * Env: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE, TOLLGATE_LIVE_REDIS_URL.
  */
-import type { LanguageModelV4StreamPart } from '@ai-sdk/provider';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { hostAgentInChild } from '../../bench/support/child.js';
 import { Agent } from '../../src/index.js';
 import { scriptedModel } from '../../src/testing/index.js';
+import { failingTextStream } from './failing-stream.js';
 import { LIVE_AGENT_ID, RIGHT, STORY, STORY_DELAY_MS, WRONG } from './live-script.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -30,21 +30,8 @@ const model: typeof base = {
     const key = JSON.stringify(options.prompt.at(-1)?.content ?? '');
     if (!key.includes('flaky') || failedOnce.has(key)) return base.doStream(options);
     failedOnce.add(key);
-    return {
-      stream: new ReadableStream<LanguageModelV4StreamPart>({
-        async start(controller) {
-          controller.enqueue({ type: 'stream-start', warnings: [] });
-          controller.enqueue({ type: 'text-start', id: 'text' });
-          for (const delta of WRONG) {
-            controller.enqueue({ type: 'text-delta', id: 'text', delta });
-            await new Promise((resolve) => setTimeout(resolve, 200));
-          }
-          // Time for the test to see the wrong text live before the attempt fails.
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          controller.error(new Error('the provider dropped the connection'));
-        },
-      }),
-    };
+    // Time for the test to see the wrong text live before the attempt fails.
+    return failingTextStream(WRONG, 200, () => new Promise((resolve) => setTimeout(resolve, 1000)));
   },
 };
 
