@@ -40,7 +40,8 @@ function longAgent(): Agent {
   });
   return new Agent({
     id: AGENT_ID,
-    model: scriptedModel(loopPicker({ toolName: 'tick' }), AGENT_ID),
+    // Thousands of steps: the model must not keep every prompt (each holds the conversation).
+    model: scriptedModel(loopPicker({ toolName: 'tick' }), AGENT_ID, { recordPrompts: false }),
     tools: { tick },
   });
 }

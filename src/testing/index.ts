@@ -2,6 +2,7 @@
 export {
   scriptedModel,
   type ScriptedModel,
+  type ScriptedModelOptions,
   type ScriptedTurn,
   type TurnPicker,
 } from './scripted-model.js';

@@ -27,6 +27,15 @@ export interface ScriptedModel extends LanguageModelV4 {
   readonly offeredTools: string[][];
 }
 
+export interface ScriptedModelOptions {
+  /**
+   * Keep every prompt in `prompts` and `offeredTools` (default `true`). Each prompt holds the
+   * whole conversation, so a run of thousands of steps (a benchmark) should pass `false`: the
+   * kept prompts would grow with the square of its length.
+   */
+  recordPrompts?: boolean;
+}
+
 /**
  * A deterministic AI SDK language model for tests, demos and benchmarks. It fails loudly, saying
  * which call was unexpected, when a run asks it for more turns than it was given.
@@ -34,14 +43,19 @@ export interface ScriptedModel extends LanguageModelV4 {
 export function scriptedModel(
   script: ScriptedTurn[] | TurnPicker,
   modelId = 'scripted',
+  options: ScriptedModelOptions = {},
 ): ScriptedModel {
   const prompts: LanguageModelV4CallOptions['prompt'][] = [];
   const offeredTools: string[][] = [];
+  const record = options.recordPrompts ?? true;
+  let calls = 0;
   let toolCallCounter = 0;
   const pick = ({ prompt, tools }: LanguageModelV4CallOptions): ScriptedTurn => {
-    const call = prompts.length;
-    prompts.push(prompt);
-    offeredTools.push((tools ?? []).map((tool) => tool.name));
+    const call = calls++;
+    if (record) {
+      prompts.push(prompt);
+      offeredTools.push((tools ?? []).map((tool) => tool.name));
+    }
     if (typeof script === 'function') return script(prompt, call);
     const turn = script[call];
     if (!turn) {
