@@ -2,7 +2,8 @@
  * `tollgate doctor --probe` against real dev servers: one with Temporal's default dynamic config
  * (the transfer queue polled 20 times a second, no eager activities), one with the tuned config
  * every Tollgate dev server now starts with. The assertions are on the verdicts, whose margin
- * (a ~30 ms wait against ~2 ms) is wide; the probe's timings themselves are not asserted.
+ * (a ~40 ms wait against ~5 ms once the rate limiter's burst is spent) is wide on a machine that
+ * is not busier than its CPUs; the probe's timings themselves are not asserted.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, Connection } from '@temporalio/client';
@@ -16,6 +17,7 @@ interface ProbeDocument {
   probe: {
     workflowId: string;
     rounds: number;
+    warmupRounds: number;
     wakeMs: number[];
     transfer: 'ok' | 'throttled';
     eager: boolean;
@@ -24,7 +26,7 @@ interface ProbeDocument {
   };
 }
 
-/** Each test runs the CLI twice; each run bundles the probe workflow and runs 11 activities. */
+/** Each test runs the CLI twice; each run bundles the probe workflow and runs 25 activities. */
 const TWO_PROBES_MS = 300_000;
 
 async function server(tuned: boolean): Promise<DevServer> {
@@ -80,17 +82,28 @@ describe('tollgate doctor --probe', () => {
       // No worker polls the `tollgate` task queue of this server: the usual exit 7.
       expect(result.code).toBe(7);
       const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
-      expect(probe.transfer).toBe('throttled');
+      // Eager dispatch is off at any load: every activity waits for matching.
       expect(probe.eager).toBe(false);
-      expect(probe.advice.join('\n')).toContain('transferProcessorMaxPollRPS looks throttled');
       expect(probe.advice.join('\n')).toContain('system.enableActivityEagerExecution');
-      // The probe ran what it timed: one warm-up and `rounds` activities, each measured.
+      // The probe ran what it timed: the warm-up rounds, then `rounds` activities, each measured.
       expect(probe.wakeMs).toHaveLength(probe.rounds);
-      expect(await completedActivities(defaults, probe.workflowId)).toBe(probe.rounds + 1);
+      expect(await completedActivities(defaults, probe.workflowId)).toBe(
+        probe.warmupRounds + probe.rounds,
+      );
+      // The transfer queue's throttle (a read per 50 ms) only adds a wait when a round would take
+      // less than that; a machine busier than its CPUs makes every round slower and hides it, and
+      // the probe says so (`busy`). A quiet machine's verdict is asserted.
+      if (!probe.busy) {
+        expect(probe.transfer).toBe('throttled');
+        expect(probe.advice.join('\n')).toContain('transferProcessorMaxPollRPS looks throttled');
+      }
 
       const human = await doctor(defaults, false);
-      expect(human.stdout).toContain('transferProcessorMaxPollRPS looks throttled');
-      expect(human.stdout).toContain('history.transferProcessorMaxPollRPS to 2000');
+      expect(human.stdout).toContain('Eager activity dispatch: off.');
+      if (!human.stdout.includes('Note: this machine is busy')) {
+        expect(human.stdout).toContain('transferProcessorMaxPollRPS looks throttled');
+        expect(human.stdout).toContain('history.transferProcessorMaxPollRPS to 2000');
+      }
     },
     TWO_PROBES_MS,
   );
@@ -102,7 +115,9 @@ describe('tollgate doctor --probe', () => {
       const { probe } = JSON.parse(result.stdout.trim().split('\n').at(-1)!) as ProbeDocument;
       // Eager dispatch shows at any load: the activity starts in the call that scheduled it.
       expect(probe.eager).toBe(true);
-      expect(await completedActivities(tuned, probe.workflowId)).toBe(probe.rounds + 1);
+      expect(await completedActivities(tuned, probe.workflowId)).toBe(
+        probe.warmupRounds + probe.rounds,
+      );
       // A machine whose load average exceeds its CPUs stretches every wait past the throttled
       // mark; the probe says so (`busy`), and only a quiet machine's verdict is asserted.
       if (!probe.busy) {

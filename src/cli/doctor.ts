@@ -9,6 +9,7 @@ import type { CommandHandler, CommandInput } from './command-input.js';
 import { openTollgate } from './connect.js';
 import {
   judgeProbe,
+  PROBE_WARMUP_ROUNDS,
   runServerProbe,
   type ProbeFigures,
   type ProbeVerdict,
@@ -56,7 +57,9 @@ async function probeServer(
   { output }: CommandInput,
   tollgate: Tollgate,
 ): Promise<ProbeFigures & ProbeVerdict> {
-  output.progress(`Probing the server: ${PROBE_ROUNDS} activities on a task queue of its own…`);
+  output.progress(
+    `Probing the server: ${PROBE_WARMUP_ROUNDS + PROBE_ROUNDS} activities on a task queue of its own…`,
+  );
   await quietWorkerLogs();
   const figures = await runServerProbe({
     address: tollgate.address,
@@ -68,7 +71,7 @@ async function probeServer(
 
 function printProbe({ output }: CommandInput, probe: ProbeFigures & ProbeVerdict): void {
   output.line(
-    `Probe (${probe.rounds} activities, workflow ${probe.workflowId}): activity completed → next workflow task ${probe.wakeMedianMs.toFixed(1)} ms, ` +
+    `Probe (${probe.rounds} activities measured after ${probe.warmupRounds}, workflow ${probe.workflowId}): activity completed → next workflow task ${probe.wakeMedianMs.toFixed(1)} ms, ` +
       `workflow task completed → activity started ${probe.dispatchMedianMs.toFixed(1)} ms (medians, server clock).`,
   );
   output.line(
