@@ -18,7 +18,7 @@ export async function extractResumeData(
 ): Promise<JsonValue | null> {
   const agent = agents.require(input.agentId);
   const result = await generateText({
-    model: resolveModel(agent.model),
+    model: await resolveModel(agent.model),
     system:
       'A tool paused to ask the user for more input. Read the user reply and call ' +
       `${RESUME_DATA_TOOL} with exactly the data the tool asked for. Do not invent values.`,

@@ -43,7 +43,7 @@ export async function runModelStep(
   const context = Context.current();
   const attempt = { step: input.chunkOffset, attempt: context.info.attempt };
   const result = streamText({
-    model: resolveModel(agent.model),
+    model: await resolveModel(agent.model),
     ...(agent.instructions ? { system: agent.instructions } : {}),
     messages: messages as ModelMessage[],
     tools: toolsForModel(agent, input.toolNaming),
