@@ -8,7 +8,10 @@ export interface WorkerSettings {
    * Runs kept in memory between their workflow tasks (Temporal's sticky cache). Bounds the
    * worker's memory however many runs are parked; a run evicted from the cache is replayed from
    * its history when it moves again. `0` turns the cache off; otherwise at least 2.
-   * Default: Temporal's, sized from the V8 heap limit (about 2 300 runs with a 4 GiB heap).
+   * Default: `DEFAULT_CACHED_RUNS` (200), or `maxConcurrentWorkflowTaskExecutions` when that is
+   * set higher — sized for the runs that move at once, so runs that wait on a person fall out
+   * first (least recently used). Temporal's own default (about 2 300 runs with a 4 GiB heap)
+   * would let parked runs hold the worker's memory.
    */
   maxCachedWorkflows?: number;
   /**
@@ -31,6 +34,13 @@ export interface WorkerSettings {
    */
   connectTimeout?: number | string;
 }
+
+/**
+ * Runs a worker caches unless told otherwise: room for the default 40 workflow tasks at once
+ * and the runs between two of their steps, while a worker holding thousands of parked runs stays
+ * near its idle footprint (docs/parked-runs.md has the figures).
+ */
+export const DEFAULT_CACHED_RUNS = 200;
 
 /** The Temporal worker options the settings become, checked. */
 export type WorkerTuning = Pick<
@@ -57,7 +67,9 @@ const KNOWN = new Set<string>([
 
 /** Checks `new Tollgate({ worker })`; throws `INVALID_OPTIONS` naming the field. */
 export function checkWorkerSettings(settings: WorkerSettings | undefined): CheckedWorkerSettings {
-  if (settings === undefined) return { tuning: {}, connectTimeoutMs: 0 };
+  if (settings === undefined) {
+    return { tuning: { maxCachedWorkflows: DEFAULT_CACHED_RUNS }, connectTimeoutMs: 0 };
+  }
   if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) {
     throw invalid(`worker must be an object of worker settings, not ${JSON.stringify(settings)}.`);
   }
@@ -83,8 +95,9 @@ export function checkWorkerSettings(settings: WorkerSettings | undefined): Check
     }
   }
   const activities = wholeNumber(settings, 'maxConcurrentActivityTaskExecutions', 1);
-  const tuning: WorkerTuning = {};
-  if (cache !== undefined) tuning.maxCachedWorkflows = cache;
+  const tuning: WorkerTuning = {
+    maxCachedWorkflows: cache ?? Math.max(DEFAULT_CACHED_RUNS, workflowTasks ?? 0),
+  };
   if (workflowTasks !== undefined) tuning.maxConcurrentWorkflowTaskExecutions = workflowTasks;
   if (activities !== undefined) tuning.maxConcurrentActivityTaskExecutions = activities;
   if (settings.shutdownGraceTime !== undefined) {
