@@ -6,6 +6,7 @@ import { TollgateError } from '../common/errors.js';
 import { abortableCall } from './abortable-call.js';
 import { isTransientReadFailure, toTollgateError } from './errors.js';
 import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-ending.js';
+import { ChangeSignal } from './change-signal.js';
 import type { StreamItem } from './stream-items.js';
 
 /** Longest wait between two reads of the chunk log when nothing signals a change. */
@@ -133,7 +134,15 @@ export async function* tailRun(
             () => true,
           );
           // Live text that comes while the log is read goes out at once, not after the read.
-          while ((await Promise.race([read, changes.next()])) !== true) yield* liveItems();
+          for (;;) {
+            const change = changes.next();
+            const readDone = await Promise.race([read, change.promise]);
+            // A wait the read won is forgotten: a parked run's reads would otherwise each leave
+            // one behind until the run changes, which may be days.
+            change.cancel();
+            if (readDone === true) break;
+            yield* liveItems();
+          }
           slice = await reading;
         }
       } catch (error) {
@@ -275,49 +284,4 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal.addEventListener('abort', done, { once: true });
   });
-}
-
-/** A level-triggered wake-up: notifications while nobody waits are not lost. */
-class ChangeSignal {
-  private pending = false;
-  private logMayHaveGrown = false;
-  private wake: (() => void) | undefined;
-  private waiters: Array<() => void> = [];
-
-  /** `log`: false when only live text came, which needs no read of the log. */
-  notify(log = true): void {
-    this.pending = true;
-    this.logMayHaveGrown ||= log;
-    this.wake?.();
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiters) resolve();
-  }
-
-  /** Resolves on the next notification, leaving it pending for `wait()`. */
-  next(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
-  }
-
-  /** Resolves on a notification or after `timeoutMs`; true when the log should be read. */
-  async wait(timeoutMs: number): Promise<boolean> {
-    let timedOut = false;
-    if (!this.pending) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          timedOut = true;
-          resolve();
-        }, timeoutMs);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-    const readLog = timedOut || this.logMayHaveGrown;
-    this.wake = undefined;
-    this.pending = false;
-    this.logMayHaveGrown = false;
-    return readLog;
-  }
 }
