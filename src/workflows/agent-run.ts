@@ -29,7 +29,7 @@ import {
   restoreRun,
 } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
-import { modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
+import { doesLocalWork, modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
@@ -61,6 +61,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
+    if (doesLocalWork(manifest)) state.status.keepRepeats();
     const finishPatch = patchesBeforeLocalWork(manifest, [
       HANDLERS_FINISHED_PATCH,
       CONTINUE_AS_NEW_PATCH,
