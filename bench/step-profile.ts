@@ -68,6 +68,8 @@ interface TaskTimes {
   tasks: number;
   events: number;
   markers: number;
+  /** UpsertWorkflowSearchAttributes events: Tollgate's status and Temporal's patch versions. */
+  upserts: number;
 }
 
 function millis(event: HistoryEvent): number {
@@ -76,13 +78,21 @@ function millis(event: HistoryEvent): number {
 }
 
 function taskTimes(histories: HistoryEvent[][]): TaskTimes {
-  const times: TaskTimes = { started: [], queued: [], tasks: 0, events: 0, markers: 0 };
+  const times: TaskTimes = {
+    started: [],
+    queued: [],
+    tasks: 0,
+    events: 0,
+    markers: 0,
+    upserts: 0,
+  };
   for (const events of histories) {
     times.events += events.length;
     const byId = new Map(events.map((event) => [String(event.eventId), event]));
     for (const event of events) {
       if (event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
         times.markers++;
+      if (event.upsertWorkflowSearchAttributesEventAttributes) times.upserts++;
       const done = event.workflowTaskCompletedEventAttributes;
       if (!done) continue;
       times.tasks++;
@@ -124,7 +134,7 @@ async function perStep(tollgate: Tollgate, agentId: string, label: string): Prom
   const perRun = (n: number) => (n / options.runs).toFixed(1);
   return [
     `${label}: per step ${fmt(median(walls) / options.steps)} (run of ${options.steps} steps p50 ${fmt(median(walls))})`,
-    `  workflow tasks per run ${perRun(times.tasks)}, events per run ${perRun(times.events)}, local-activity markers per run ${perRun(times.markers)}`,
+    `  workflow tasks per run ${perRun(times.tasks)}, events per run ${perRun(times.events)}, upserts per run ${perRun(times.upserts)}, local-activity markers per run ${perRun(times.markers)}`,
     `  workflow task started → completed p50 ${fmt(median(times.started))}, p90 ${fmt(quantile(times.started, 0.9))}; scheduled → started p50 ${fmt(median(times.queued))}`,
   ];
 }
@@ -150,7 +160,7 @@ async function approvals(tollgate: Tollgate, agentId: string, label: string): Pr
   const times = taskTimes(await histories(tollgate, ids));
   return [
     `${label}: approve → tool start p50 ${fmt(median(toStart))}, approve → finish p50 ${fmt(median(toEnd))} (${options.approvals} runs)`,
-    `  workflow tasks per run ${(times.tasks / ids.length).toFixed(1)}; started → completed p50 ${fmt(median(times.started))}`,
+    `  workflow tasks per run ${(times.tasks / ids.length).toFixed(1)}, events per run ${(times.events / ids.length).toFixed(1)}, upserts per run ${(times.upserts / ids.length).toFixed(1)}; started → completed p50 ${fmt(median(times.started))}`,
   ];
 }
 

@@ -9,7 +9,7 @@ import {
   patched,
   workflowInfo,
 } from '@temporalio/workflow';
-import { refOf, type FinishReason } from '../common/chunks.js';
+import { refOf } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
@@ -29,7 +29,7 @@ import {
   restoreRun,
 } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
-import { modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
+import { doesLocalWork, modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { RunState } from './run-state.js';
@@ -51,7 +51,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   // An execution after a continue-as-new goes on with the log and the state it was handed.
   if (continued) restoreRun(state, continued);
   else {
-    state.emit('start', {
+    state.log.emit('start', {
       agentId: input.agentId,
       ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
       ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
@@ -61,6 +61,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
+    if (doesLocalWork(manifest)) state.status.keepRepeats();
     const finishPatch = patchesBeforeLocalWork(manifest, [
       HANDLERS_FINISHED_PATCH,
       CONTINUE_AS_NEW_PATCH,
@@ -80,7 +81,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
         messages: state.messages.slice(recalled),
       });
     }
-    close(state, result.finishReason, 'completed');
+    state.close(result.finishReason, 'completed');
     await handlersFinished(finishPatch.get(HANDLERS_FINISHED_PATCH));
     return result;
   } catch (error) {
@@ -134,30 +135,30 @@ async function runSteps(
   let step = input.continued?.step ?? 0;
   while (step < maxSteps) {
     step++;
-    state.emit('step-start', { step });
+    state.log.emit('step-start', { step });
     last = await modelStep(manifest, {
       runId: state.runId,
       agentId: input.agentId,
       step,
-      chunkOffset: state.nextOffset,
+      chunkOffset: state.log.nextOffset,
       conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
       ...namingOf(manifest),
     });
     lastText = stepTextDeltas(last);
-    for (const text of lastText) state.emit('text-delta', { text });
+    for (const text of lastText) state.log.emit('text-delta', { text });
     const calls = withToolIds(manifest, last.toolCalls);
-    for (const call of calls) state.emit('tool-call', refOf(call));
+    for (const call of calls) state.log.emit('tool-call', refOf(call));
     state.messages.push(...last.responseMessages);
     // A local step gets the whole conversation (its input is not recorded): on a cache miss it
     // could not read the prefix back from this run, whose workflow task it holds open.
     if (!modelStepsAreLocal(manifest)) knownToWorker = state.messages.length;
     state.addUsage(last.usage);
-    state.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
+    state.log.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
     const results = await runToolCalls({ state, manifest, input }, calls, gated);
-    state.messages.push({ role: 'tool', content: results as never });
+    state.messages.push({ role: 'tool', content: results });
     if (step < maxSteps) {
       await continueIfLong({ state, input, manifest, step, maxSteps, knownToWorker, ...carry });
     }
@@ -168,17 +169,6 @@ async function runSteps(
     steps: step,
     usage: state.usage,
   };
-}
-
-function close(
-  state: RunState,
-  finishReason: FinishReason,
-  status: 'completed' | 'failed' | 'cancelled',
-): void {
-  state.emit('finish', { finishReason, usage: state.usage });
-  state.closed = true;
-  state.waiting.clear();
-  state.setStatus(status);
 }
 
 function fail(state: RunState, error: unknown): void {
@@ -192,10 +182,10 @@ function fail(state: RunState, error: unknown): void {
         : String(error);
   // Every call still waiting gets an explicit answer, so no one waits on a decision that is moot.
   const moot = cancelled ? 'Run was cancelled before a decision' : 'Run failed before a decision';
-  for (const call of state.pendingToolCalls()) {
-    state.emit('tool-error', { ...refOf(call), error: moot });
+  for (const call of state.calls.pendingToolCalls()) {
+    state.log.emit('tool-error', { ...refOf(call), error: moot });
   }
   const code = error instanceof ApplicationFailure && TollgateError.codeOfFailureType(error.type);
-  state.emit('error', { error: message, ...(code ? { code } : {}) });
-  close(state, 'error', cancelled ? 'cancelled' : 'failed');
+  state.log.emit('error', { error: message, ...(code ? { code } : {}) });
+  state.close('error', cancelled ? 'cancelled' : 'failed');
 }

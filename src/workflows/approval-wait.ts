@@ -41,7 +41,7 @@ export async function awaitApproval(
   const channels = channelNotices(context, call, rules, { requestedAt, expiresAt });
   channels?.post('request');
   const remindEveryMs = rules.remindEveryMs ?? channels?.remindEveryMs;
-  const decided = () => state.decisions.has(call.toolCallId);
+  const decided = () => state.calls.hasDecision(call.toolCallId);
   for (let reminders = 1; ; reminders++) {
     const remindAt =
       remindEveryMs !== undefined ? requestedAt + reminders * remindEveryMs : Infinity;
@@ -50,7 +50,7 @@ export async function awaitApproval(
       wakeAt === Infinity
         ? (await condition(decided), true)
         : await condition(decided, Math.max(1, wakeAt - Date.now()));
-    if (arrived) return { kind: 'decided', decision: state.takeDecision(call.toolCallId)! };
+    if (arrived) return { kind: 'decided', decision: state.calls.takeDecision(call.toolCallId)! };
     if (expiresAt !== undefined && Date.now() >= expiresAt) {
       const onTimeout = rules.onTimeout ?? 'decline';
       state.expire(call, onTimeout);

@@ -27,7 +27,10 @@ export function installAutoResume(state: RunState): void {
         message: input.message,
       });
       // Judged again: another decision may have taken the call while the model read the message.
-      const verdict = judgeDecision(state, 'resume', { toolCallId: input.toolCallId, resumeData });
+      const verdict = judgeDecision(state.calls, 'resume', {
+        toolCallId: input.toolCallId,
+        resumeData,
+      });
       if (!verdict.ok) throw refuse(verdict);
       const applied = state.apply(verdict.call, verdict.decision, 'auto-resume');
       await forwardDecision(state, verdict.call, 'resume', verdict.decision);
@@ -50,8 +53,8 @@ function suspendedCall(state: RunState, input: AutoResumeInput): WaitingCall {
       `Auto-resume is off for agent "${state.agentId}"; enable autoResumeSuspendedTools or call resumeStream().`,
     );
   }
-  const verdict = judgeDecision(state, 'resume', { toolCallId: input.toolCallId });
+  const verdict = judgeDecision(state.calls, 'resume', { toolCallId: input.toolCallId });
   // Resume data is not known yet: only the call itself is checked here.
   if (!verdict.ok && verdict.code !== 'INVALID_RESUME_DATA') throw refuse(verdict);
-  return state.waiting.get(input.toolCallId)!;
+  return state.calls.waiting.get(input.toolCallId)!;
 }

@@ -46,12 +46,12 @@ export function historyLimitsOf(manifest: AgentManifest): HistoryLimits {
  * log's offsets go on where they stopped and decided calls stay decided.
  */
 export function restoreRun(state: RunState, continued: ContinuedRun): void {
-  state.chunkBase = continued.chunkBase;
-  state.previousExecution = workflowInfo().continuedFromExecutionRunId;
+  state.log.base = continued.chunkBase;
+  state.log.previousExecution = workflowInfo().continuedFromExecutionRunId;
   state.usage = continued.usage;
   state.autoResume = continued.autoResume;
-  for (const id of continued.decided) state.decided.add(id);
-  for (const id of continued.expired) state.expired.add(id);
+  for (const id of continued.decided) state.calls.decided.add(id);
+  for (const id of continued.expired) state.calls.expired.add(id);
   state.audit.entries.push(...continued.audit);
 }
 
@@ -72,18 +72,18 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
   await condition(allHandlersFinished);
   const { state, input } = boundary;
   const continued: ContinuedRun = {
-    chunkBase: state.nextOffset,
+    chunkBase: state.log.nextOffset,
     executions: (input.continued?.executions ?? 0) + 1,
     step: boundary.step,
     maxSteps: boundary.maxSteps,
     usage: state.usage,
     recalled: boundary.recalled,
-    decided: [...state.decided],
-    expired: [...state.expired],
+    decided: [...state.calls.decided],
+    expired: [...state.calls.expired],
     audit: state.audit.entries,
     autoResume: state.autoResume,
     toolNaming: boundary.toolNaming,
-    parentReports: state.parentReports,
+    parentReports: state.status.parentReports,
     knownToWorker: boundary.knownToWorker,
   };
   const next: RunInput = { ...input, messages: state.messages, continued };

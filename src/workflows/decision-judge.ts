@@ -10,7 +10,7 @@ import type { Decision, WaitingCall } from './waiting-call.js';
 
 /**
  * What the judge reads of a run: its identity, whether it is closed, and the calls that wait,
- * were decided or expired. `RunState` is one; a unit test can pass a plain object.
+ * were decided or expired. A run's `WaitingCalls` is one; a unit test can pass a plain object.
  */
 export interface JudgedRun {
   readonly runId: string;

@@ -32,7 +32,7 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
       message: 'Unknown decision field "channel" (signals cannot carry it).',
     };
   }
-  const verdict = judgeDecision(state, kind, raw);
+  const verdict = judgeDecision(state.calls, kind, raw);
   const deadline = (raw as DecisionInput | undefined)?.deadline;
   if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;
   return {
@@ -60,7 +60,8 @@ export function installHandlers(state: RunState): void {
       // Signals cannot answer; the refusal is kept in the audit trail and the run is unchanged.
       const toolCallId = (input as DecisionInput | undefined)?.toolCallId;
       const decidedBy = (input as DecisionInput | undefined)?.decidedBy;
-      const known = typeof toolCallId === 'string' ? state.waiting.get(toolCallId) : undefined;
+      const known =
+        typeof toolCallId === 'string' ? state.calls.waiting.get(toolCallId) : undefined;
       state.audit.add({
         type: 'rejected-decision',
         toolCallId: typeof toolCallId === 'string' ? toolCallId : '',
@@ -77,7 +78,7 @@ export function installHandlers(state: RunState): void {
     setHandler(
       decisionUpdates[kind],
       async (input) => {
-        const verdict = judgeDecision(state, kind, input);
+        const verdict = judgeDecision(state.calls, kind, input);
         if (!verdict.ok) throw refuse(verdict);
         // Applied before any await, so a second decision in the same batch sees it taken.
         const applied = state.apply(verdict.call, verdict.decision, input.channel ?? 'update');
@@ -86,17 +87,17 @@ export function installHandlers(state: RunState): void {
       },
       {
         validator: (input) => {
-          const verdict = judgeDecision(state, kind, input);
+          const verdict = judgeDecision(state.calls, kind, input);
           if (!verdict.ok) throw refuse(verdict);
         },
       },
     );
   }
   setHandler(chunksQuery, ({ offset, limit }) =>
-    state.slice(offset, Math.min(limit ?? MAX_SLICE, MAX_SLICE)),
+    state.log.slice(offset, Math.min(limit ?? MAX_SLICE, MAX_SLICE)),
   );
   setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
-  setHandler(pendingToolCallsQuery, () => state.pendingToolCalls());
+  setHandler(pendingToolCallsQuery, () => state.calls.pendingToolCalls());
   setHandler(auditQuery, () => state.audit.entries);
   installChildStatusHandler(state);
   installAutoResume(state);

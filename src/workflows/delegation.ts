@@ -61,7 +61,7 @@ export async function runDelegation(
       rootRunId: input.parent?.rootRunId ?? state.runId,
     },
   };
-  state.childStarted(call.toolCallId, agentId);
+  state.children.started(call.toolCallId, agentId);
   try {
     const result = await executeChild<(input: RunInput) => Promise<RunResult>>(AGENT_RUN_WORKFLOW, {
       workflowId: childRunId(state.runId, call.toolCallId),
@@ -76,7 +76,7 @@ export async function runDelegation(
     return { text: result.text };
   } catch (error) {
     if (isCancellation(error)) {
-      state.childFinished(call.toolCallId, 'Run was cancelled before a decision');
+      state.children.finished(call.toolCallId, 'Run was cancelled before a decision');
       throw error;
     }
     if (error instanceof ChildWorkflowFailure) {
@@ -84,13 +84,13 @@ export async function runDelegation(
     }
     throw error;
   } finally {
-    state.childFinished(call.toolCallId, 'The sub-agent run ended before a decision');
+    state.children.finished(call.toolCallId, 'The sub-agent run ended before a decision');
   }
 }
 
 /** Mirrors what the run's children report (SPEC §7). */
 export function installChildStatusHandler(state: RunState): void {
-  setHandler(childStatusSignal, (status) => state.mirror(status));
+  setHandler(childStatusSignal, (status) => state.children.mirror(status));
 }
 
 /** Makes a sub-agent's run report what it waits on to its parent, whenever that changes. */
@@ -99,11 +99,11 @@ export function reportToParent(state: RunState, input: RunInput): void {
   if (!parent) return;
   const handle = getExternalWorkflowHandle(parent.runId);
   // Versions go on across continue-as-new: the parent ignores reports older than its last.
-  state.parentReports = input.continued?.parentReports ?? 0;
-  state.onWaitingChanged = ({ idle, waiting }) => {
+  state.status.parentReports = input.continued?.parentReports ?? 0;
+  state.status.reportToParent = ({ idle, waiting }) => {
     const status: ChildStatus = {
       toolCallId: parent.toolCallId,
-      version: ++state.parentReports,
+      version: ++state.status.parentReports,
       idle,
       waiting: waiting.map((call) => (call.path ? call : { ...call, path: [state.agentId] })),
     };

@@ -32,6 +32,11 @@ export function modelStepsAreLocal(manifest: AgentManifest): boolean {
   return manifest.execution?.modelSteps === 'local';
 }
 
+/** Whether the run may run local activities: local model steps or a `local` tool. */
+export function doesLocalWork(manifest: AgentManifest): boolean {
+  return modelStepsAreLocal(manifest) || Object.values(manifest.tools).some((tool) => tool.local);
+}
+
 /** Whether a call of `tool` runs locally: only a `local` tool's ungated calls do. */
 export function runsLocally(tool: ToolManifest, gated: boolean): boolean {
   return tool.local === true && !gated;
@@ -102,8 +107,7 @@ export function patchesBeforeLocalWork(
   ids: string[],
 ): Map<string, boolean> {
   const decided = new Map<string, boolean>();
-  if (!modelStepsAreLocal(manifest) && !Object.values(manifest.tools).some((tool) => tool.local))
-    return decided;
+  if (!doesLocalWork(manifest)) return decided;
   for (const id of ids) decided.set(id, patched(id));
   return decided;
 }

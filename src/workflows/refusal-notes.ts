@@ -23,7 +23,7 @@ export function installRefusalNotes(state: RunState): void {
       return;
     }
     if (++notes > MAX_REFUSAL_NOTES) return;
-    const known = state.waiting.get(note.toolCallId);
+    const known = state.calls.waiting.get(note.toolCallId);
     state.audit.add({
       type: 'rejected-decision',
       toolCallId: note.toolCallId,

@@ -24,12 +24,12 @@ import { currentStep, localExecuteTool, runsLocally } from './local-execution.js
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
 
 /** An AI SDK tool-result part, JSON-safe. */
-export interface ToolResultPart {
+export type ToolResultPart = {
   type: 'tool-result';
   toolCallId: string;
   toolName: string;
   output: { type: 'json' | 'text' | 'error-text'; value: JsonValue };
-}
+};
 
 /**
  * Runs one step's tool calls in parallel. Gated calls wait for their own decision, in any order;
@@ -50,7 +50,7 @@ export async function runToolCalls(
     const gate = gates.get(call.toolCallId);
     return runCall(context, call, gate?.gated ?? true, gate?.note, index);
   });
-  context.state.announceIdle();
+  context.state.activity.announceIdle();
   return Promise.all(results);
 }
 
@@ -91,9 +91,11 @@ async function runCall(
     }
   }
   let resumed: Resumed | undefined;
-  const local = runsLocally(tool, gated) ? { step: currentStep(state.chunks), index } : undefined;
+  const local = runsLocally(tool, gated)
+    ? { step: currentStep(state.log.chunks), index }
+    : undefined;
   for (;;) {
-    state.toolStarted();
+    state.activity.toolStarted();
     const output = await execute(context, edited ?? call, resumed, local);
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
@@ -101,7 +103,7 @@ async function runCall(
         resumeSchema: output.resumeSchema ?? tool.resumeSchema,
         suspendPayload: output.suspendPayload,
       });
-      state.toolFinished();
+      state.activity.toolFinished();
       const resumeData = (await decisionFor(state, call.toolCallId)).resumeData ?? null;
       resumed = { resumeData, suspendPayload: output.suspendPayload };
       continue;
@@ -112,7 +114,7 @@ async function runCall(
           ? editedResult(state, call, edited, output.result)
           : toolResult(state, call, output.result)
         : toolError(state, edited ?? call, output.error);
-    state.toolFinished();
+    state.activity.toolFinished();
     return result;
   }
 }
@@ -163,7 +165,7 @@ function toolFailureMessage(error: ActivityFailure, tool: ToolManifest): string 
 }
 
 function declined(state: RunState, call: ModelToolCall, reason: string): ToolResultPart {
-  state.emit('tool-result', { ...refOf(call), result: reason });
+  state.log.emit('tool-result', { ...refOf(call), result: reason });
   return part(call, 'text', reason);
 }
 
@@ -186,7 +188,7 @@ function editedResult(
   edited: ModelToolCall,
   result: JsonValue,
 ): ToolResultPart {
-  state.emit('tool-result', { ...refOf(edited), result, originalArgs: original.args });
+  state.log.emit('tool-result', { ...refOf(edited), result, originalArgs: original.args });
   return part(original, 'json', {
     result,
     note: 'The approver edited the arguments before the call ran; it ran with editedArgs.',
@@ -195,17 +197,17 @@ function editedResult(
 }
 
 async function decisionFor(state: RunState, toolCallId: string): Promise<Decision> {
-  await condition(() => state.decisions.has(toolCallId));
-  return state.takeDecision(toolCallId)!;
+  await condition(() => state.calls.hasDecision(toolCallId));
+  return state.calls.takeDecision(toolCallId)!;
 }
 
 function toolResult(state: RunState, call: ModelToolCall, result: JsonValue): ToolResultPart {
-  state.emit('tool-result', { ...refOf(call), result });
+  state.log.emit('tool-result', { ...refOf(call), result });
   return typeof result === 'string' ? part(call, 'text', result) : part(call, 'json', result);
 }
 
 function toolError(state: RunState, call: ModelToolCall, error: string): ToolResultPart {
-  state.emit('tool-error', { ...refOf(call), error });
+  state.log.emit('tool-error', { ...refOf(call), error });
   return part(call, 'error-text', error);
 }
 

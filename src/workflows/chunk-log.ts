@@ -1,0 +1,61 @@
+import {
+  makeChunk,
+  type Chunk,
+  type ChunkPayloads,
+  type ChunkSlice,
+  type ChunkType,
+} from '../common/chunks.js';
+
+/**
+ * The run's chunk log (SPEC §4), which `stream()` reads by offset. It lives only in workflow
+ * memory and is rebuilt by replay; after a continue-as-new it goes on at the offset where the
+ * previous execution stopped.
+ */
+export class ChunkLog {
+  readonly chunks: Chunk[] = [];
+  /**
+   * Offset of `chunks[0]` in the run's log: 0 in a run's first execution, the offset where the
+   * previous one ended after a continue-as-new. Offsets clients hold are offsets in the whole log.
+   */
+  base = 0;
+  /** Temporal run id of the execution before this one, which answers for offsets below the base. */
+  previousExecution: string | undefined;
+  /** The run has closed: readers stop at the end of the log. */
+  closed = false;
+
+  constructor(readonly runId: string) {}
+
+  emit<T extends ChunkType>(type: T, payload: ChunkPayloads[T]): void {
+    this.chunks.push(makeChunk(this.runId, type, payload));
+  }
+
+  /**
+   * Up to `limit` chunks from `offset`, and no more than about `maxBytes` of JSON (at least one
+   * chunk), so a query answer stays well under gRPC's message limit.
+   */
+  slice(offset: number, limit: number, maxBytes = 1_000_000): ChunkSlice {
+    const start = Math.max(0, Math.min(offset - this.base, this.chunks.length));
+    let end = start;
+    let bytes = 0;
+    while (end < this.chunks.length && end - start < limit && (end === start || bytes < maxBytes)) {
+      bytes += JSON.stringify(this.chunks[end]).length;
+      end++;
+    }
+    return {
+      chunks: this.chunks.slice(start, end),
+      offset: this.base + start,
+      total: this.nextOffset,
+      closed: this.closed,
+      // Only executions after a continue-as-new say where their part of the log begins.
+      ...(this.base > 0 ? { base: this.base } : {}),
+      ...(this.previousExecution !== undefined && offset < this.base
+        ? { previousExecution: this.previousExecution }
+        : {}),
+    };
+  }
+
+  /** Offset the next chunk of the run's log gets. */
+  get nextOffset(): number {
+    return this.base + this.chunks.length;
+  }
+}
