@@ -5,29 +5,29 @@ import { hostname } from 'node:os';
 import { AgentRegistry } from './activities/agent-registry.js';
 import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
-import { AgentClient } from './client/agent-client.js';
+import { AgentClient } from './temporal-client/agent-client.js';
 import {
   checkDecisionSettings,
   type CheckedDecisionSettings,
   type DecisionSettings,
-} from './client/decision-settings.js';
-import { AgentDirectory } from './client/agent-directory.js';
-import { isTemporalUnreachable } from './client/errors.js';
-import { connectClosable, type ClosableConnection } from './client/connection.js';
-import { checkId } from './client/run-options.js';
+} from './temporal-client/decision-settings.js';
+import { AgentDirectory } from './temporal-client/agent-directory.js';
+import { isTemporalUnreachable } from './temporal-client/errors.js';
+import { connectClosable, type ClosableConnection } from './temporal-client/connection.js';
+import { checkId } from './temporal-client/run-options.js';
 import {
   checkChannels,
   type ChannelsOptions,
   type CheckedChannels,
 } from './channels/channel-options.js';
-import { decideMany, explainError, type DecideManyOptions } from './client/decide-many.js';
+import { decideMany, explainError, type DecideManyOptions } from './temporal-client/decide-many.js';
 import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
-import { ensureSearchAttributes } from './client/search-attributes.js';
+import { ensureSearchAttributes } from './temporal-client/search-attributes.js';
 import {
   countPollers,
   WorkerAvailability,
   type TaskQueuePollers,
-} from './client/worker-pollers.js';
+} from './temporal-client/worker-pollers.js';
 import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
 import { checkScope, type Scope } from './common/scope.js';

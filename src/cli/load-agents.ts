@@ -58,12 +58,12 @@ function agentRecord(value: unknown): Record<string, Agent> | undefined {
  * scripted model. The demo is compiled beside `src/` (dist/demo), not shipped in the package.
  */
 export async function loadDemoAgents(): Promise<{ agents: Record<string, Agent>; note: string }> {
-  let ops: typeof import('../../demo/ops-agent.js');
-  let model: typeof import('../../demo/demo-model.js');
+  let ops: typeof import('../demo-agent/ops-agent.js');
+  let model: typeof import('../demo-agent/demo-model.js');
   try {
     [ops, model] = await Promise.all([
-      import('../../demo/ops-agent.js'),
-      import('../../demo/demo-model.js'),
+      import('../demo-agent/ops-agent.js'),
+      import('../demo-agent/demo-model.js'),
     ]);
   } catch (error) {
     throw new UsageError(

@@ -10,8 +10,8 @@ import type {
 import { auditQuery, pendingToolCallsQuery } from '../common/messages.js';
 import type { Scope, ScopeAction } from '../common/scope.js';
 import type { AgentClientContext } from './agent-client-context.js';
-import { collectOutput, type AgentOutput } from './agent-output.js';
-import { AgentStream, latestPending } from './agent-stream.js';
+import { collectOutput, type AgentOutput } from '../stream/agent-output.js';
+import { AgentStream, latestPending } from '../stream/agent-stream.js';
 import { applyDecision } from './apply-decision.js';
 import { autoResume } from './auto-resume.js';
 import { callFailure, shutDownError } from './call-failure.js';

@@ -6,7 +6,7 @@ import { TollgateError } from '../common/errors.js';
 import { abortableCall } from './abortable-call.js';
 import { isTransientReadFailure, toTollgateError } from './errors.js';
 import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-ending.js';
-import type { StreamItem } from './stream-items.js';
+import type { StreamItem } from '../stream/stream-items.js';
 
 /** Longest wait between two reads of the chunk log when nothing signals a change. */
 const IDLE_READ_MS = 2000;
