@@ -30,7 +30,8 @@ import {
   type ResumeOptions,
   type RunOptions,
 } from './run-options.js';
-import { LiveSubscription, tailRun } from './run-tail.js';
+import { LiveSubscription } from './live-subscription.js';
+import { tailRun } from './run-tail.js';
 import { ScopeGuard } from './scope-guard.js';
 import { startRun } from './start-run.js';
 
