@@ -45,7 +45,7 @@ export interface TollgateOptions {
   liveDeltas?: LiveDeltaOptions;
   /**
    * Webhooks (Slack, or generic JSON) that get this worker's waiting calls, with signed
-   * Approve / Decline links (README "Chat channels", docs/channels.md).
+   * Approve / Decline links (docs/channels.md).
    */
   channels?: ChannelsOptions;
 }

@@ -183,8 +183,8 @@ export class Tollgate {
 
   /**
    * A handle on the agent's runs. The agent's code need not live in this process. With
-   * `options.scope`, the handle does only what the scope allows (README "Scopes"), as the HTTP
-   * server does for a scoped token: an app can serve tenants in-process.
+   * `options.scope`, the handle does only what the scope allows (docs/http-api.md "Scopes"), as
+   * the HTTP server does for a scoped token: an app can serve tenants in-process.
    */
   getAgent(agentId: string, options?: GetAgentOptions): AgentClient {
     this.assertOpen();
@@ -220,7 +220,7 @@ export class Tollgate {
   }
 
   /**
-   * Decides many waiting calls in one call (README "Batch decisions"). Each is judged by its run
+   * Decides many waiting calls in one call (docs/batch-decisions.md). Each is judged by its run
    * as if sent alone (scope, approvers, fingerprint, expiry): one refused call never stops the
    * others. Answers one result per decision, in order, `{ ok: true, decision }` or
    * `{ ok: false, error: { code, message } }`. At most 100 decisions (`INVALID_OPTIONS`).

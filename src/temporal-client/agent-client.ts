@@ -39,7 +39,7 @@ export type { AgentClientContext } from './agent-client-context.js';
 
 /**
  * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
- * connected to the namespace can use it. With a `scope`, every call is held to it (README
+ * connected to the namespace can use it. With a `scope`, every call is held to it (docs/http-api.md
  * "Scopes"); a run of another agent is `RUN_NOT_FOUND` either way.
  */
 export class AgentClient {
