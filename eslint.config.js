@@ -29,7 +29,7 @@ export default tseslint.config(
             { group: ['ai', '@ai-sdk/*'], message: 'Model calls belong in activities.' },
             { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflows import @temporalio/workflow only.' },
             { group: ['zod'], message: 'Schemas are validated on the worker, not in the workflow.' },
-            { group: ['**/activities/*', '**/client/*', '**/definitions/*', '**/devserver/*'], message: 'Import activities with `import type` only.', allowTypeImports: true },
+            { group: ['**/activities/*', '**/temporal-client/*', '**/http-client/*', '**/stream/*', '**/demo-agent/*', '**/definitions/*', '**/devserver/*'], message: 'Import activities with `import type` only.', allowTypeImports: true },
           ],
         },
       ],

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findTemporalCli, Tollgate, type AuditEntry } from '../src/index.js';
 import { createTollgateServer } from '../src/server/index.js';
-import { TollgateClient } from '../src/sdk/index.js';
+import { TollgateClient } from '../src/http-client/index.js';
 import { environmentFacts } from './environment.js';
 import { analyse, chaosLines, describeError, historyExcerpt } from './faults/analysis.js';
 import { FAULT_AGENT_ID, RUN_KINDS, type RunKind } from './faults/agent.js';

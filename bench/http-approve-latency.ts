@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Chunk } from '../src/common/chunks.js';
 import { agentPath, RUN_ID_HEADER, type ApproveBody } from '../src/common/http-api.js';
-import { readSseEvents } from '../src/sdk/sse-parser.js';
+import { readSseEvents } from '../src/http-client/sse-parser.js';
 import { createTollgateServer } from '../src/server/index.js';
 import { APPROVAL_AGENT_ID, approvalAgent } from './approval-latency.js';
 import { environmentFacts, startEnvironment, type BenchEnvironment } from './environment.js';

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Chunk } from '../src/common/chunks.js';
 import { agentPath, RUN_ID_HEADER, type StreamBody } from '../src/common/http-api.js';
 import { findTemporalCli, startDevServer, Tollgate } from '../src/index.js';
-import { readSseEvents } from '../src/sdk/sse-parser.js';
+import { readSseEvents } from '../src/http-client/sse-parser.js';
 import { createTollgateServer } from '../src/server/index.js';
 import { findOrStartRedis } from '../test/support/redis-broker.js';
 import { environmentFacts } from './environment.js';

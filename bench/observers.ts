@@ -8,8 +8,8 @@
  * script passes).
  */
 import './quiet-runtime.js';
-import { TollgateClient } from '../src/sdk/index.js';
-import type { AgentStream } from '../src/client/agent-stream.js';
+import { TollgateClient } from '../src/http-client/index.js';
+import type { AgentStream } from '../src/stream/agent-stream.js';
 import { createTollgateServer } from '../src/server/index.js';
 import { APPROVAL_AGENT_ID, approvalAgent } from './approval-latency.js';
 import { parseIntOptions } from './support/args.js';

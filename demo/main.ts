@@ -15,8 +15,12 @@ import {
   type DevServer,
   type FinishReason,
 } from '../src/index.js';
-import { demoModel } from './demo-model.js';
-import { createOpsAgent, createRecordTable, type RecordTable } from './ops-agent.js';
+import { demoModel } from '../src/demo-agent/demo-model.js';
+import {
+  createOpsAgent,
+  createRecordTable,
+  type RecordTable,
+} from '../src/demo-agent/ops-agent.js';
 import { decideApproval, type ApprovalMode } from './prompt.js';
 
 const USAGE = `Usage: npm run demo -- [options]

@@ -6,7 +6,7 @@
  * Node clients do, not a second hand-written reader that could drift from the protocol; and the
  * page stays plain files, with no build step.
  */
-import { TollgateClient, isTollgateHttpError } from './lib/sdk/index.js';
+import { TollgateClient, isTollgateHttpError } from './lib/http-client/index.js';
 import { h } from './dom.js';
 import { createRow, refreshFacts, setState, settle, tick } from './row.js';
 

@@ -530,7 +530,7 @@ check_topology() {
     "$NODE" --input-type=module -e "
     import { execFileSync } from 'node:child_process';
     import { Connection } from '@temporalio/client';
-    import { TollgateClient } from '$ROOT/dist/src/sdk/index.js';
+    import { TollgateClient } from '$ROOT/dist/src/http-client/index.js';
     const env = process.env;
     const fail = (why) => { console.log('FAIL ' + why); process.exit(1); };
     const until = async (what, check, ms = 20000) => {

@@ -29,8 +29,8 @@ export {
 } from './runtime.js';
 export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
 export type { WorkerSettings } from './worker-settings.js';
-export type { DecisionSettings } from './client/decision-settings.js';
-export type { DecideManyOptions } from './client/decide-many.js';
+export type { DecisionSettings } from './temporal-client/decision-settings.js';
+export type { DecideManyOptions } from './temporal-client/decide-many.js';
 export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';
 export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
 export {
@@ -41,16 +41,21 @@ export {
 export type { TracingOptions } from './telemetry/tracing.js';
 export type { LiveDeltaOptions, RedisLiveOptions } from './live/live-options.js';
 export type { LiveChunk, LiveDeltaTransport, LiveListener } from './live/live-transport.js';
-export { AgentClient } from './client/agent-client.js';
-export { AgentStream, type SuspendPayload, type ToolResultRef } from './client/agent-stream.js';
-export type { AgentOutput, StepOutput } from './client/agent-output.js';
+export { AgentClient } from './temporal-client/agent-client.js';
+export { AgentStream, type SuspendPayload, type ToolResultRef } from './stream/agent-stream.js';
+export type { AgentOutput, StepOutput } from './stream/agent-output.js';
 export type {
   ListSuspendedRunsOptions,
   SuspendedRun,
   SuspendedRuns,
-} from './client/list-suspended-runs.js';
-export type { SendToolApprovalOptions } from './client/send-tool-approval.js';
-export type { RunOptions, DecisionOptions, ResumeOptions, Messages } from './client/run-options.js';
+} from './temporal-client/list-suspended-runs.js';
+export type { SendToolApprovalOptions } from './temporal-client/send-tool-approval.js';
+export type {
+  RunOptions,
+  DecisionOptions,
+  ResumeOptions,
+  Messages,
+} from './temporal-client/run-options.js';
 export { TollgateError, isTollgateError, type TollgateErrorCode } from './common/errors.js';
 export type {
   Chunk,

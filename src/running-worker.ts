@@ -1,4 +1,4 @@
-import type { Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 
 /** A Temporal worker and the promise of its `run()`. */
 export interface RunningWorker {
@@ -32,4 +32,29 @@ export function workerEnd({ worker, running }: RunningWorker): Promise<{ failure
       },
     );
   });
+}
+
+/**
+ * Stops `workers` (letting running activities finish), then closes their `native` connection.
+ * A failed worker holds the connection until the core has shut it down, which may never happen
+ * (see workerEnd): then it gets a moment, and the rest is left to the process's exit.
+ */
+export async function stopWorkers(
+  workers: RunningWorker[],
+  native: () => Promise<NativeConnection | undefined>,
+): Promise<void> {
+  for (const { worker } of workers) {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  }
+  const ends = await Promise.all(workers.map(workerEnd));
+  const connection = await native();
+  if (ends.every((end) => end.failure === undefined)) {
+    await connection?.close();
+  } else {
+    await Promise.race([
+      Promise.allSettled(workers.map((w) => w.running)),
+      new Promise((resolve) => setTimeout(resolve, 5000).unref()),
+    ]);
+    await connection?.close().catch(() => undefined);
+  }
 }

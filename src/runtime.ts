@@ -1,97 +1,40 @@
-import { Client, type Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { AgentRegistry } from './activities/agent-registry.js';
-import { DEFAULT_THREAD_SETTINGS, type ThreadSettings } from './activities/memory.js';
+import { DEFAULT_THREAD_SETTINGS } from './activities/memory.js';
 import { RequestPolicyRegistry } from './activities/request-policy.js';
-import { AgentClient } from './client/agent-client.js';
+import { checkChannels, type CheckedChannels } from './channels/channel-options.js';
+import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
+import type { AgentListing } from './common/directory-types.js';
+import { TollgateError } from './common/errors.js';
+import { messageOf } from './common/message-of.js';
+import { checkScope } from './common/scope.js';
+import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
+import { openLiveTransport } from './live/live-options.js';
+import type { LiveDeltaTransport } from './live/live-transport.js';
+import { stopWorkers, workerEnd, type RunningWorker } from './running-worker.js';
+import type { GetAgentOptions, TollgateOptions } from './runtime-options.js';
+import type { Tracing } from './telemetry/tracing.js';
+import { TemporalConnections } from './temporal-connections.js';
+import { AgentClient } from './temporal-client/agent-client.js';
+import { AgentDirectory } from './temporal-client/agent-directory.js';
+import { decideMany, explainError, type DecideManyOptions } from './temporal-client/decide-many.js';
 import {
   checkDecisionSettings,
   type CheckedDecisionSettings,
-  type DecisionSettings,
-} from './client/decision-settings.js';
-import { AgentDirectory } from './client/agent-directory.js';
-import { isTemporalUnreachable } from './client/errors.js';
-import { connectClosable, type ClosableConnection } from './client/connection.js';
-import { checkId } from './client/run-options.js';
-import {
-  checkChannels,
-  type ChannelsOptions,
-  type CheckedChannels,
-} from './channels/channel-options.js';
-import { decideMany, explainError, type DecideManyOptions } from './client/decide-many.js';
-import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
-import { ensureSearchAttributes } from './client/search-attributes.js';
+} from './temporal-client/decision-settings.js';
+import { checkId } from './temporal-client/run-options.js';
 import {
   countPollers,
   WorkerAvailability,
   type TaskQueuePollers,
-} from './client/worker-pollers.js';
-import type { AgentListing } from './common/directory-types.js';
-import { TollgateError } from './common/errors.js';
-import { checkScope, type Scope } from './common/scope.js';
-import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
-import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
-import { openLiveTransport, type LiveDeltaOptions } from './live/live-options.js';
-import type { LiveDeltaTransport } from './live/live-transport.js';
-import type { Tracing, TracingOptions } from './telemetry/tracing.js';
-import { workerEnd, type RunningWorker } from './running-worker.js';
+} from './temporal-client/worker-pollers.js';
 import { createAgentWorker, createPolicyWorker } from './worker.js';
 import { checkWorkflowSdk } from './workflow-sdk-check.js';
-import {
-  checkWorkerSettings,
-  type CheckedWorkerSettings,
-  type WorkerSettings,
-} from './worker-settings.js';
+import { checkWorkerSettings, type CheckedWorkerSettings } from './worker-settings.js';
 
-export interface TemporalOptions {
-  /** Frontend address. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
-  address?: string;
-  /** Default `TEMPORAL_NAMESPACE` or `default`. */
-  namespace?: string;
-  /** Task queue of agent runs. Default `tollgate`. */
-  taskQueue?: string;
-}
-
-export interface TollgateOptions {
-  /** Agents this process hosts; omit in a process that only starts and steers runs. */
-  agents?: Record<string, Agent>;
-  temporal?: TemporalOptions;
-  /** How memory threads are kept by this worker (see `ThreadSettings`). */
-  threads?: Partial<ThreadSettings>;
-  /**
-   * Approval policies by name, for requests that cannot ship a function (HTTP, other languages):
-   * `requireToolApproval: 'name'`. An unknown name gates every call.
-   */
-  policies?: Record<string, ToolApprovalPolicy>;
-  /**
-   * OpenTelemetry tracing of runs, model steps and tool calls (spans of one run share a trace):
-   * `{ exporter }`, e.g. an OTLP exporter. Off by default; when off, nothing is installed.
-   */
-  telemetry?: TracingOptions;
-  /** Cache, concurrency and time limits of the agent worker (see `WorkerSettings`). */
-  worker?: WorkerSettings;
-  /** How long decisions wait for their run, and their deadline (see `DecisionSettings`). */
-  decisions?: DecisionSettings;
-  /**
-   * How live text deltas reach streams in other processes: `{ redis: { url } }` (see
-   * `LiveDeltaOptions`, docs/live-tokens.md). Set it alike on workers and API servers. Default:
-   * env `TOLLGATE_LIVE_REDIS_URL` if set, else live text reaches streams of this process only.
-   */
-  liveDeltas?: LiveDeltaOptions;
-  /**
-   * Webhooks (Slack, or generic JSON) that get this worker's waiting calls, with signed
-   * Approve / Decline links (README "Chat channels", docs/channels.md).
-   */
-  channels?: ChannelsOptions;
-}
-
-/** Options of `Tollgate.getAgent`. */
-export interface GetAgentOptions {
-  /** Limits of the caller the handle acts for; without it, the handle may do everything. */
-  scope?: Scope;
-}
+export type { GetAgentOptions, TemporalOptions, TollgateOptions } from './runtime-options.js';
 
 /** Connects agents to Temporal: hosts their runs (`startWorker`) and steers runs by agent id (`getAgent`). */
 export class Tollgate {
@@ -104,9 +47,7 @@ export class Tollgate {
   /** Unique per runtime, so the directory tells this worker's polls from another's. */
   private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
   private readonly directory: AgentDirectory;
-  private clientPromise: Promise<Client> | undefined;
-  private clientConnection: Promise<ClosableConnection> | undefined;
-  private nativeConnection: Promise<NativeConnection> | undefined;
+  private readonly connections: TemporalConnections;
   private agentWorker: RunningWorker | undefined;
   private policyWorker: Promise<RunningWorker> | undefined;
   private closed = false;
@@ -132,7 +73,7 @@ export class Tollgate {
     this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
     this.directory = new AgentDirectory(
-      () => this.connectedClient(),
+      () => this.connections.client(),
       this.taskQueue,
       this.decisionSettings.workerSeenWithinMs,
     );
@@ -142,6 +83,7 @@ export class Tollgate {
       : undefined;
     // Bad options surface from startWorker() and client(), not as an unhandled rejection.
     this.tracing?.catch(() => undefined);
+    this.connections = new TemporalConnections(this.address, this.namespace, this.tracing);
   }
 
   /**
@@ -160,7 +102,11 @@ export class Tollgate {
       );
     }
     await checkWorkflowSdk();
-    const { client, native } = await this.reachTemporal();
+    const { client, native } = await this.connections.reach(
+      this.workerSettings.connectTimeoutMs,
+      () => this.closed,
+      () => this.assertOpen(),
+    );
     await this.live.transport.open?.('publish');
     const worker = await createAgentWorker({
       connection: native,
@@ -235,39 +181,10 @@ export class Tollgate {
     );
   }
 
-  /** Client, search attributes and worker connection, retried while Temporal is unreachable. */
-  private async reachTemporal(): Promise<{ client: Client; native: NativeConnection }> {
-    const deadline = Date.now() + this.workerSettings.connectTimeoutMs;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const client = await this.client();
-        await ensureSearchAttributes(client.connection as Connection, this.namespace);
-        return { client, native: await this.native() };
-      } catch (error) {
-        const unreachable = isTemporalUnreachable(error);
-        const wait = Math.min(1000 * attempt, 5000, deadline - Date.now());
-        if (!unreachable || wait <= 0 || this.closed) {
-          throw unreachable ? this.unreachableError(error) : error;
-        }
-        await new Promise((resolve) => setTimeout(resolve, wait));
-        this.assertOpen();
-      }
-    }
-  }
-
-  private unreachableError(cause: unknown): TollgateError {
-    const reason = cause instanceof TollgateError && cause.cause ? cause.cause : cause;
-    return new TollgateError(
-      'TEMPORAL_UNAVAILABLE',
-      `Temporal at ${this.address} could not be reached (${messageOf(reason)}); start it, check the address, or set worker.connectTimeout to wait for it.`,
-      { cause },
-    );
-  }
-
   /**
    * A handle on the agent's runs. The agent's code need not live in this process. With
-   * `options.scope`, the handle does only what the scope allows (README "Scopes"), as the HTTP
-   * server does for a scoped token: an app can serve tenants in-process.
+   * `options.scope`, the handle does only what the scope allows (docs/http-api.md "Scopes"), as
+   * the HTTP server does for a scoped token: an app can serve tenants in-process.
    */
   getAgent(agentId: string, options?: GetAgentOptions): AgentClient {
     this.assertOpen();
@@ -303,7 +220,7 @@ export class Tollgate {
   }
 
   /**
-   * Decides many waiting calls in one call (README "Batch decisions"). Each is judged by its run
+   * Decides many waiting calls in one call (docs/batch-decisions.md). Each is judged by its run
    * as if sent alone (scope, approvers, fingerprint, expiry): one refused call never stops the
    * others. Answers one result per decision, in order, `{ ok: true, decision }` or
    * `{ ok: false, error: { code, message } }`. At most 100 decisions (`INVALID_OPTIONS`).
@@ -339,23 +256,8 @@ export class Tollgate {
     const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(
       (w) => w !== undefined,
     );
-    for (const { worker } of workers) {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-    }
-    const ends = await Promise.all(workers.map(workerEnd));
-    const native = await this.nativeConnection?.catch(() => undefined);
-    if (ends.every((end) => end.failure === undefined)) {
-      await native?.close();
-    } else {
-      // A failed worker holds the connection until the core has shut it down, which may never
-      // happen (see workerEnd): give it a moment, then leave the rest to the process's exit.
-      await Promise.race([
-        Promise.allSettled(workers.map((w) => w.running)),
-        new Promise((resolve) => setTimeout(resolve, 5000).unref()),
-      ]);
-      await native?.close().catch(() => undefined);
-    }
-    await (await this.clientConnection?.catch(() => undefined))?.close();
+    await stopWorkers(workers, () => this.connections.openedNative());
+    await this.connections.closeClient();
     await (await this.tracing?.catch(() => undefined))?.shutdown();
     if (this.live.owned) await this.live.transport.close();
   }
@@ -363,51 +265,13 @@ export class Tollgate {
   /** The Temporal client of this runtime, connected on first use. */
   client(): Promise<Client> {
     this.assertOpen();
-    return this.connectedClient();
-  }
-
-  private connectedClient(): Promise<Client> {
-    this.clientConnection ??= connectClosable(this.address).catch((error: unknown) => {
-      if (!isTemporalUnreachable(error)) throw error;
-      // No address in the message: it may travel to HTTP callers.
-      throw new TollgateError(
-        'TEMPORAL_UNAVAILABLE',
-        'Temporal could not be reached. Nothing was changed; try again when the server is back.',
-        { cause: error },
-      );
-    });
-    this.clientPromise ??= Promise.all([this.clientConnection, this.tracing]).then(
-      ([{ connection }, tracing]) =>
-        new Client({
-          connection,
-          namespace: this.namespace,
-          ...(tracing ? { interceptors: tracing.clientInterceptors } : {}),
-        }),
-      (error: unknown) => {
-        // A server that was down must not stay down for this runtime: the next call tries again.
-        this.clientPromise = undefined;
-        this.clientConnection = undefined;
-        throw error;
-      },
-    );
-    return this.clientPromise;
-  }
-
-  private native(): Promise<NativeConnection> {
-    this.nativeConnection ??= NativeConnection.connect({ address: this.address }).catch(
-      (error: unknown) => {
-        // Connect again next time: the server may be back.
-        this.nativeConnection = undefined;
-        throw error;
-      },
-    );
-    return this.nativeConnection;
+    return this.connections.client();
   }
 
   private startPolicyWorker(): Promise<RunningWorker> {
     this.policyWorker ??= (async () => {
       const worker = await createPolicyWorker({
-        connection: await this.native(),
+        connection: await this.connections.native(),
         namespace: this.namespace,
         taskQueue: this.policyQueue,
         policies: this.policies,
@@ -424,8 +288,4 @@ export class Tollgate {
     if (this.closed)
       throw new TollgateError('INVALID_OPTIONS', 'This Tollgate was shut down; create a new one.');
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -74,7 +74,7 @@ export interface AgentWorkerOptions {
   tuning?: WorkerTuning;
   /** How the worker shows among its task queue's pollers (the agent directory matches it). */
   identity: string;
-  /** Webhooks that get the agents' waiting calls (README "Chat channels"). */
+  /** Webhooks that get the agents' waiting calls (docs/channels.md). */
   channels?: CheckedChannels;
 }
 

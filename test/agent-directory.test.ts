@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Agent, Tollgate, type AgentListing } from '../src/index.js';
-import { TollgateClient, TollgateHttpError } from '../src/sdk/index.js';
+import { TollgateClient, TollgateHttpError } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { cli } from './support/cli.js';

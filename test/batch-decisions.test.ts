@@ -10,7 +10,7 @@ import {
   type RunOptions,
   type BatchDecisionResult,
 } from '../src/index.js';
-import { TollgateClient } from '../src/sdk/index.js';
+import { TollgateClient } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { cli } from './support/cli.js';
 import {

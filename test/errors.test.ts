@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { isTransientReadFailure } from '../src/client/errors.js';
+import { isTransientReadFailure } from '../src/temporal-client/errors.js';
 import { statusOfErrorCode } from '../src/common/http-api.js';
 import { Agent, createTool, Tollgate, TollgateError } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
 import { Agent, createTool, Tollgate } from '../src/index.js';
-import { TollgateClient } from '../src/sdk/index.js';
+import { TollgateClient } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { cli } from './support/cli.js';

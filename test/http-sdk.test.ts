@@ -4,7 +4,7 @@ import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { createTool, type Chunk, type Tollgate } from '../src/index.js';
-import { TollgateClient, TollgateHttpError, type AgentStream } from '../src/sdk/index.js';
+import { TollgateClient, TollgateHttpError, type AgentStream } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
 import {
@@ -255,11 +255,7 @@ describe('the client SDK against a running server', () => {
 describe('the client SDK bundle', () => {
   it('imports only its own, common and browser-safe client modules: no Temporal, Node, ai or zod', () => {
     const root = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
-    const allowed = [
-      /^sdk\//,
-      /^common\//,
-      /^client\/(agent-stream|replay-buffer|agent-output|stream-items)\.js$/,
-    ];
+    const allowed = [/^http-client\//, /^common\//, /^stream\//];
     const seen = new Set<string>();
     const bare: string[] = [];
     const visit = (file: string) => {
@@ -274,10 +270,12 @@ describe('the client SDK bundle', () => {
         else visit(resolve(dirname(file), specifier));
       }
     };
-    visit(resolve(root, 'sdk/index.js'));
+    visit(resolve(root, 'http-client/index.js'));
     const files = [...seen].map((file) => relative(root, file).replaceAll('\\', '/'));
     expect(bare).toEqual([]);
     expect(files.filter((file) => !allowed.some((rule) => rule.test(file)))).toEqual([]);
-    expect(files).toEqual(expect.arrayContaining(['client/agent-stream.js', 'sdk/sse-parser.js']));
+    expect(files).toEqual(
+      expect.arrayContaining(['stream/agent-stream.js', 'http-client/sse-parser.js']),
+    );
   });
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Chunk, Tollgate } from '../src/index.js';
 import type { HealthResponse } from '../src/common/http-api.js';
-import { SseParser, type SseEvent } from '../src/sdk/sse-parser.js';
+import { SseParser, type SseEvent } from '../src/http-client/sse-parser.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
 import {

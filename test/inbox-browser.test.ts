@@ -133,9 +133,9 @@ describe('the approval inbox in a browser', () => {
   it("serves the client SDK's browser-safe modules to the page, and no other file of the package", async () => {
     const get = (path: string) => fetch(server.url + path);
     for (const path of [
-      '/inbox/lib/sdk/index.js',
+      '/inbox/lib/http-client/index.js',
       '/inbox/lib/common/http-api.js',
-      '/inbox/lib/client/agent-stream.js',
+      '/inbox/lib/stream/agent-stream.js',
     ]) {
       const answer = await get(path);
       expect([path, answer.status, answer.headers.get('content-type')]).toEqual([
@@ -145,10 +145,10 @@ describe('the approval inbox in a browser', () => {
       ]);
     }
     for (const path of [
-      '/inbox/lib/client/agent-client.js',
+      '/inbox/lib/temporal-client/agent-client.js',
       '/inbox/lib/server/create-server.js',
-      '/inbox/lib/sdk/index.js.map',
-      '/inbox/lib/sdk/%2e%2e/server/auth.js',
+      '/inbox/lib/http-client/index.js.map',
+      '/inbox/lib/http-client/%2e%2e/server/auth.js',
       '/inbox/lib/../../package.json',
     ]) {
       expect([path, (await get(path)).status]).toEqual([path, 404]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LiveSubscription } from '../src/client/run-tail.js';
+import { LiveSubscription } from '../src/temporal-client/live-subscription.js';
 import { makeChunk } from '../src/common/chunks.js';
 import { LiveBus } from '../src/live/live-bus.js';
 import { Tollgate } from '../src/index.js';

@@ -11,7 +11,7 @@ import type { ChunkSlice } from '../src/common/chunks.js';
 import type { JsonValue } from '../src/common/json.js';
 import type { RunInput } from '../src/common/run-types.js';
 import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../src/common/wire.js';
-import type { TollgateClient } from '../src/sdk/index.js';
+import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { childRunId } from '../src/workflows/delegation.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getEventListeners } from 'node:events';
 import type { Tollgate } from '../src/index.js';
-import { abortableCall } from '../src/client/abortable-call.js';
+import { abortableCall } from '../src/temporal-client/abortable-call.js';
 import { eventually, gatedTestAgent, hostAgents } from './support/harness.js';
 
 /** Issue 13, finding 6: an open observer of a parked run must not gather anything per poll. */

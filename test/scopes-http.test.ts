@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Agent, type Tollgate } from '../src/index.js';
 import { threadWorkflowId } from '../src/common/wire.js';
-import { TollgateClient, TollgateHttpError } from '../src/sdk/index.js';
+import { TollgateClient, TollgateHttpError } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {

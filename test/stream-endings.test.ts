@@ -4,7 +4,7 @@ import type { Chunk, Tollgate } from '../src/index.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../src/common/wire.js';
 import type { RunInput } from '../src/common/run-types.js';
-import type { TollgateClient } from '../src/sdk/index.js';
+import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { serveOverHttp } from './support/served.js';
 import { chunksOf, eventually, gatedTestAgent, hostAgents, uniqueId } from './support/harness.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, Tollgate, type Chunk } from '../src/index.js';
-import type { TollgateClient } from '../src/sdk/index.js';
+import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { serveOverHttp } from './support/served.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';

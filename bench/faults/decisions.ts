@@ -14,7 +14,7 @@ import {
   type DecisionInput,
   type PendingToolCall,
 } from '../../src/index.js';
-import { isTollgateHttpError, type RemoteAgent } from '../../src/sdk/index.js';
+import { isTollgateHttpError, type RemoteAgent } from '../../src/http-client/index.js';
 import { within } from '../support/concurrency.js';
 
 export const ATTEMPT_KINDS = {

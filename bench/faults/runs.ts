@@ -12,7 +12,7 @@ import {
   type AgentStream,
   type PendingToolCall,
 } from '../../src/index.js';
-import { isTollgateHttpError, type RemoteAgent } from '../../src/sdk/index.js';
+import { isTollgateHttpError, type RemoteAgent } from '../../src/http-client/index.js';
 import { within } from '../support/concurrency.js';
 import { faultPrompt, GATED_TOOL, type RunKind } from './agent.js';
 import { planRace, sendAttempt, type Attempt, type Deciders, type Scenario } from './decisions.js';

@@ -21,7 +21,10 @@ export class Checkpoints {
     this.latest = this.previous;
   }
 
-  /** Records `value` and heartbeats it at once (the SDK may delay sending it; see README). */
+  /**
+   * Records `value` and heartbeats it at once (the SDK may delay sending it; see
+   * docs/durability.md).
+   */
   record(value: unknown): void {
     this.latest = toJsonValue(value);
     // A local activity cannot heartbeat: its checkpoints stay within the attempt.

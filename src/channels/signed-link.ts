@@ -1,5 +1,5 @@
 /**
- * Signed decision links (README "Chat channels"): `<payload>.<signature>`, both base64url, the
+ * Signed decision links (docs/channels.md): `<payload>.<signature>`, both base64url, the
  * signature an HMAC-SHA256 over the payload with the channels' signing secret. The payload
  * names the run, the call, its fingerprint, approve or decline, who decides and until when.
  * Nothing is stored: a link is single-use because the run takes one decision per call.

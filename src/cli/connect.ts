@@ -3,7 +3,7 @@
  * to (read from the run itself) and who is deciding.
  */
 import { hostname, userInfo } from 'node:os';
-import { toTollgateError } from '../client/errors.js';
+import { toTollgateError } from '../temporal-client/errors.js';
 import { TollgateError } from '../common/errors.js';
 import type { DecidedBy } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';

@@ -3,7 +3,7 @@
  * matching call that waits for approval, in batches, each judged by its run on its own
  * (approvers, fingerprint, expiry). Prints one line per call; exit 5 when any was refused.
  */
-import { listSuspendedRuns, type SuspendedRun } from '../client/list-suspended-runs.js';
+import { listSuspendedRuns, type SuspendedRun } from '../temporal-client/list-suspended-runs.js';
 import {
   MAX_BATCH_DECISIONS,
   type BatchDecision,

@@ -2,8 +2,8 @@
  * `tollgate approve | decline | resume <runId>`: applies one decision through the run's update
  * (refused before anything reaches history), then follows the continued run.
  */
-import type { AgentClient } from '../client/agent-client.js';
-import type { AgentStream } from '../client/agent-stream.js';
+import type { AgentClient } from '../temporal-client/agent-client.js';
+import type { AgentStream } from '../stream/agent-stream.js';
 import type { JsonValue } from '../common/json.js';
 import type { DecidedBy } from '../common/run-types.js';
 import {

@@ -1,6 +1,6 @@
 /**
  * What the `tollgate` CLI's exit status says happened, so scripts can branch without parsing
- * output. The table is printed by `--help` and documented in the README.
+ * output. The table is printed by `--help` and documented in docs/cli.md.
  */
 import type { FinishReason } from '../common/chunks.js';
 import type { TollgateErrorCode } from '../common/errors.js';
@@ -65,7 +65,7 @@ export function exitCodeOfFinish(reason: FinishReason): ExitCode {
   return EXIT.ok;
 }
 
-/** The table shown by `--help` (and mirrored in the README). */
+/** The table shown by `--help` (and mirrored in docs/cli.md). */
 export const EXIT_CODE_HELP = `Exit codes:
   0  done: the run completed, or the decision was applied and the run finished
   1  other errors (Temporal unreachable, unexpected failures)

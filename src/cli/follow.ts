@@ -2,7 +2,7 @@
  * Prints a run's stream as it arrives: text inline, tool activity on lines of their own (or every
  * chunk as a JSON line), and the calls a run waits on, with the commands that decide them.
  */
-import type { AgentStream } from '../client/agent-stream.js';
+import type { AgentStream } from '../stream/agent-stream.js';
 import { toolLabel, type Chunk, type FinishReason } from '../common/chunks.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import { inlineJson, truncate, type Output } from './output.js';

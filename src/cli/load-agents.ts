@@ -53,23 +53,15 @@ function agentRecord(value: unknown): Record<string, Agent> | undefined {
 }
 
 /**
- * The demo's `ops-agent` (`demo/ops-agent.ts`) over a fresh in-memory table, answering with
+ * The demo's `ops-agent` (`src/demo-agent/`) over a fresh in-memory table, answering with
  * `openai/<OPENAI_MODEL>` when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else with the demo's
- * scripted model. The demo is compiled beside `src/` (dist/demo), not shipped in the package.
+ * scripted model. Loaded only when a command hosts it.
  */
 export async function loadDemoAgents(): Promise<{ agents: Record<string, Agent>; note: string }> {
-  let ops: typeof import('../../demo/ops-agent.js');
-  let model: typeof import('../../demo/demo-model.js');
-  try {
-    [ops, model] = await Promise.all([
-      import('../../demo/ops-agent.js'),
-      import('../../demo/demo-model.js'),
-    ]);
-  } catch (error) {
-    throw new UsageError(
-      `The demo agent is not available here (${error instanceof Error ? error.message : String(error)}); pass --agents <module>.`,
-    );
-  }
+  const [ops, model] = await Promise.all([
+    import('../demo-agent/ops-agent.js'),
+    import('../demo-agent/demo-model.js'),
+  ]);
   const { OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL } = process.env;
   const real = Boolean(OPENAI_API_KEY || OPENAI_BASE_URL);
   const agent = ops.createOpsAgent(

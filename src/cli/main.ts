@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `tollgate`: operate agent runs from a terminal. See `tollgate --help` and the README's
- * "The tollgate CLI" section.
+ * `tollgate`: operate agent runs from a terminal. See `tollgate --help` and
+ * docs/cli.md.
  */
 import { runCli } from './run-cli.js';
 

@@ -54,7 +54,7 @@ async function describeError(error: unknown): Promise<{ code: string; message: s
     return { code, message };
   }
   // Loaded only on failure: `--help` and usage errors need no Temporal client.
-  const { isTemporalUnreachable } = await import('../client/errors.js');
+  const { isTemporalUnreachable } = await import('../temporal-client/errors.js');
   if (isTemporalUnreachable(error)) {
     return {
       code: 'TEMPORAL_UNAVAILABLE',

@@ -6,7 +6,7 @@ import {
   listSuspendedRuns,
   type ListSuspendedRunsOptions,
   type SuspendedRun,
-} from '../client/list-suspended-runs.js';
+} from '../temporal-client/list-suspended-runs.js';
 import { stringOption, type CommandHandler } from './command-input.js';
 import { openTollgate } from './connect.js';
 import { EXIT } from './exit-codes.js';

@@ -1,5 +1,5 @@
 /**
- * Batch decisions (README "Batch decisions"): many waiting calls decided in one request, each
+ * Batch decisions (docs/batch-decisions.md): many waiting calls decided in one request, each
  * judged on its own by its run. Shared by the runtime, the HTTP API, the SDK and the inbox.
  * Dependency-free and browser-safe.
  */

@@ -1,5 +1,5 @@
 /**
- * What the workflow tells the channel notifier about a waiting call (README "Chat channels").
+ * What the workflow tells the channel notifier about a waiting call (docs/channels.md).
  * JSON-safe, shared by the workflow, the worker's notifier activity and tests.
  */
 import type { WaitingCallFacts } from './audit-types.js';

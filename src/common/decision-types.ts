@@ -25,7 +25,7 @@ export interface DecisionInput {
    */
   deadline?: string;
   /**
-   * `'link'` when the decision came through a signed link (README "Chat channels"); recorded as
+   * `'link'` when the decision came through a signed link (docs/channels.md); recorded as
    * the decision's audit channel. Updates only: a signal carrying it is refused.
    */
   channel?: 'link';

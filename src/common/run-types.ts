@@ -63,7 +63,7 @@ export interface AgentManifest {
   autoResume?: boolean;
   /** The agent's default approval governance. */
   rules?: ApprovalRules;
-  /** Where the agent's waiting calls are posted (README "Chat channels"); absent: nowhere. */
+  /** Where the agent's waiting calls are posted (docs/channels.md); absent: nowhere. */
   channels?: ChannelManifest;
   /** When runs continue as new; absent in manifests recorded before: the defaults apply. */
   history?: HistoryLimits;

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { ensureSearchAttributes } from '../client/search-attributes.js';
+import { ensureSearchAttributes } from '../temporal-client/search-attributes.js';
 import { freePorts } from './free-ports.js';
 import { TollgateError } from '../common/errors.js';
 import { DEFAULT_NAMESPACE, SEARCH_ATTRIBUTES } from '../common/wire.js';

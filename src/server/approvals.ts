@@ -1,4 +1,4 @@
-import { listSuspendedRuns, type SuspendedRun } from '../client/list-suspended-runs.js';
+import { listSuspendedRuns, type SuspendedRun } from '../temporal-client/list-suspended-runs.js';
 import type { ApprovalsQuery, ApprovalsResponse, PendingApproval } from '../common/http-api.js';
 import { requireAction, requireAgent, requireResource, type Scope } from '../common/scope.js';
 import type { Tollgate } from '../runtime.js';

@@ -1,4 +1,4 @@
-import { decideMany } from '../client/decide-many.js';
+import { decideMany } from '../temporal-client/decide-many.js';
 import type { BatchDecision } from '../common/batch-decisions.js';
 import type { DecisionsResponse } from '../common/http-api.js';
 import type { DecidedBy } from '../common/run-types.js';

@@ -50,9 +50,9 @@ export interface TollgateServerOptions {
    */
   outageTimeoutMs?: number;
   /**
-   * Serves the signed Approve / Decline links of chat notices at `/links/<token>` (README "Chat
-   * channels"). `signingSecret`: the workers' `channels.signingSecret`, or several (the first
-   * current, the rest still accepted while rotated out). Default: env
+   * Serves the signed Approve / Decline links of chat notices at `/links/<token>`
+   * (docs/channels.md). `signingSecret`: the workers' `channels.signingSecret`, or several (the
+   * first current, the rest still accepted while rotated out). Default: env
    * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
    */
   channels?: { signingSecret?: string | string[] };

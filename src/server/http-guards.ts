@@ -4,7 +4,7 @@
  * of the server's own origin; a browser refuses other origins' reads (and preflights).
  */
 import type { MiddlewareHandler } from 'hono';
-import { withOutageBudget } from '../client/connection.js';
+import { withOutageBudget } from '../temporal-client/connection.js';
 import { API_PREFIX, type ErrorBody } from '../common/http-api.js';
 
 /**

@@ -1,5 +1,5 @@
 /**
- * `/links/<token>`: signed Approve / Decline links from chat notices (README "Chat channels").
+ * `/links/<token>`: signed Approve / Decline links from chat notices (docs/channels.md).
  * GET shows the call and a confirm button; POST decides it, as the identity the link names,
  * bound to the call's fingerprint. A link that is malformed, altered or expired is refused here,
  * before any decision is sent; a link the run refuses (already decided, changed arguments, not

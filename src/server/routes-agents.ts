@@ -8,7 +8,7 @@ import {
   type SendToolApprovalResponse,
   type SuspendedRunsResponse,
 } from '../common/http-api.js';
-import type { AgentClient } from '../client/agent-client.js';
+import type { AgentClient } from '../temporal-client/agent-client.js';
 import type { Tollgate } from '../runtime.js';
 import type { ServerEnv } from './auth.js';
 import type { ErrorLogger } from './errors.js';

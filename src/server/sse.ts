@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import type { AgentStream } from '../client/agent-stream.js';
-import type { StreamItem } from '../client/stream-items.js';
+import type { AgentStream } from '../stream/agent-stream.js';
+import type { StreamItem } from '../stream/stream-items.js';
 import { RUN_ID_HEADER, START_OFFSET_HEADER } from '../common/http-api.js';
 import { errorAnswer, type ErrorLogger } from './errors.js';
 

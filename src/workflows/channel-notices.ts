@@ -5,7 +5,7 @@ import type { ApprovalRules } from '../common/approval-rules.js';
 import { sendChannelNotice } from './activity-calls.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
-/** Runs whose agent has channels post their waiting calls to them (README "Chat channels"). */
+/** Runs whose agent has channels post their waiting calls to them (docs/channels.md). */
 export const CHANNELS_PATCH = 'tollgate-channels';
 
 /** Posts notices about one waiting call to the channels of the run's agent. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry } from '../../src/activities/agent-registry.js';
-import { AgentDirectory } from '../../src/client/agent-directory.js';
+import { AgentDirectory } from '../../src/temporal-client/agent-directory.js';
 import { z } from 'zod';
 import {
   Agent,
@@ -10,7 +10,7 @@ import {
   type Tool,
   type ToolExecutionContext,
 } from '../../src/index.js';
-import type { AgentStream } from '../../src/client/agent-stream.js';
+import type { AgentStream } from '../../src/stream/agent-stream.js';
 import {
   scriptedModel,
   type ScriptedTurn,

@@ -1,5 +1,5 @@
 import type { Tollgate } from '../../src/index.js';
-import { TollgateClient } from '../../src/sdk/index.js';
+import { TollgateClient } from '../../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../../src/server/index.js';
 
 /** An HTTP server for `tollgate` on a free port, one token, and an SDK client using it. */

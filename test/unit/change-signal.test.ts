@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ChangeSignal } from '../../src/client/change-signal.js';
+import { ChangeSignal } from '../../src/temporal-client/change-signal.js';
 
 describe("the tail's change signal (pure, no server)", () => {
   it('keeps nothing of the waits that reads won, however many reads a parked run gets', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { ConnectDeadlineError } from '../../src/client/connection.js';
+import { ConnectDeadlineError } from '../../src/temporal-client/connection.js';
 import {
   isTemporalUnreachable,
   isTransientReadFailure,
   toTollgateError,
-} from '../../src/client/errors.js';
+} from '../../src/temporal-client/errors.js';
 import { isTollgateError } from '../../src/common/errors.js';
 
 /** A gRPC status error as @grpc/grpc-js raises it, with words no check may rely on. */

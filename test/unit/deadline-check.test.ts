@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkDecisionSettings } from '../../src/client/decision-settings.js';
+import { checkDecisionSettings } from '../../src/temporal-client/decision-settings.js';
 import { deadlineProblem, parseDeadline } from '../../src/common/decision-deadline.js';
 import { statusOfErrorCode } from '../../src/common/http-api.js';
 import { exitCodeOfError } from '../../src/cli/exit-codes.js';

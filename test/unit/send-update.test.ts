@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { sendUpdate } from '../../src/client/send-update.js';
+import { sendUpdate } from '../../src/temporal-client/send-update.js';
 import { decisionUpdates } from '../../src/common/messages.js';
 
 /** A client whose update calls fail with `failures` in turn, then answer `done`. */

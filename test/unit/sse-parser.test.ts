@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { readSseEvents, SseParser, type SseEvent } from '../../src/sdk/sse-parser.js';
+import { readSseEvents, SseParser, type SseEvent } from '../../src/http-client/sse-parser.js';
 
 /** Feeds `pieces` to a fresh parser and returns every event it dispatched. */
 function parse(...pieces: string[]): SseEvent[] {

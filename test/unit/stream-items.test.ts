@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { LiveTextMerge } from '../../src/client/stream-items.js';
+import { LiveTextMerge } from '../../src/stream/stream-items.js';
 import { makeChunk, type Chunk } from '../../src/common/chunks.js';
 
 const delta = (text: string) => makeChunk('r', 'text-delta', { text });

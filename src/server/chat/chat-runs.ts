@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import type { AgentClient } from '../../client/agent-client.js';
-import type { AgentStream } from '../../client/agent-stream.js';
+import type { AgentClient } from '../../temporal-client/agent-client.js';
+import type { AgentStream } from '../../stream/agent-stream.js';
 import type { JsonValue } from '../../common/json.js';
 import type { Chunk } from '../../common/chunks.js';
 import { QUERIES, SEARCH_ATTRIBUTES } from '../../common/wire.js';

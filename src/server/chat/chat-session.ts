@@ -1,7 +1,7 @@
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { AgentClient } from '../../client/agent-client.js';
-import type { AgentStream } from '../../client/agent-stream.js';
+import type { AgentClient } from '../../temporal-client/agent-client.js';
+import type { AgentStream } from '../../stream/agent-stream.js';
 import type { Chunk, ChunkSlice } from '../../common/chunks.js';
 import { TollgateError } from '../../common/errors.js';
 import type { JsonValue } from '../../common/json.js';

@@ -8,7 +8,7 @@ import { toTollgateError } from './errors.js';
 import { sendUpdate } from './send-update.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
 import type { RunOptions } from './run-options.js';
-import { LiveSubscription } from './run-tail.js';
+import { LiveSubscription } from './live-subscription.js';
 
 /**
  * With memory, a new user message may answer the thread's suspended call instead of starting a

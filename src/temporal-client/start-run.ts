@@ -9,7 +9,7 @@ import { toRules } from '../definitions/approval-policy.js';
 import type { AgentClientContext } from './agent-client-context.js';
 import { toTollgateError } from './errors.js';
 import type { RunOptions } from './run-options.js';
-import { LiveSubscription } from './run-tail.js';
+import { LiveSubscription } from './live-subscription.js';
 
 /**
  * Starts a new run of `agentId` with the checked `initial` messages, subscribed to its live

@@ -1,5 +1,5 @@
-import { AgentStream, type PendingLookup } from '../client/agent-stream.js';
-import type { StreamItem } from '../client/stream-items.js';
+import { AgentStream, type PendingLookup } from '../stream/agent-stream.js';
+import type { StreamItem } from '../stream/stream-items.js';
 import type { Chunk } from '../common/chunks.js';
 import { RUN_ID_HEADER, START_OFFSET_HEADER, statusOfErrorCode } from '../common/http-api.js';
 import { TollgateHttpError } from './http-error.js';

@@ -3,7 +3,8 @@
  */
 import type { LanguageModel } from 'ai';
 import { z } from 'zod';
-import { Agent, createTool } from '../src/index.js';
+import { Agent } from '../definitions/agent.js';
+import { createTool } from '../definitions/create-tool.js';
 
 /** One row of the demo's fake table. */
 export interface OpsRecord {

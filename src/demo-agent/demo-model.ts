@@ -3,7 +3,7 @@
  * the conversation, so its answer reflects what really happened to the deletion.
  */
 import type { LanguageModelV4CallOptions } from '@ai-sdk/provider';
-import { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../src/testing/index.js';
+import { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../testing/index.js';
 
 type Prompt = LanguageModelV4CallOptions['prompt'];
 type ToolOutput = Extract<Prompt[number], { role: 'tool' }>['content'][number];

@@ -118,8 +118,9 @@ const GRPC_FAILED_PRECONDITION = 9;
 /**
  * A query while no worker has polled lately: the run's worker is restarting, or the server has
  * just restarted and not seen the pollers again yet. The server gives this FAILED_PRECONDITION no
- * typed detail, so it is the one answer still told apart by its text (other FAILED_PRECONDITION
- * answers are final).
+ * typed detail (a bare gRPC status: `errNoRecentPoller` in Temporal's service/matching/matcher.go),
+ * so it is the one answer still told apart by its text (other FAILED_PRECONDITION answers are
+ * final).
  */
 const NO_POLLER = /no poller seen for task queue recently/;
 

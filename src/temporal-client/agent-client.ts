@@ -10,8 +10,8 @@ import type {
 import { auditQuery, pendingToolCallsQuery } from '../common/messages.js';
 import type { Scope, ScopeAction } from '../common/scope.js';
 import type { AgentClientContext } from './agent-client-context.js';
-import { collectOutput, type AgentOutput } from './agent-output.js';
-import { AgentStream, latestPending } from './agent-stream.js';
+import { collectOutput, type AgentOutput } from '../stream/agent-output.js';
+import { AgentStream, latestPending } from '../stream/agent-stream.js';
 import { applyDecision } from './apply-decision.js';
 import { autoResume } from './auto-resume.js';
 import { callFailure, shutDownError } from './call-failure.js';
@@ -30,7 +30,8 @@ import {
   type ResumeOptions,
   type RunOptions,
 } from './run-options.js';
-import { LiveSubscription, tailRun } from './run-tail.js';
+import { LiveSubscription } from './live-subscription.js';
+import { tailRun } from './run-tail.js';
 import { ScopeGuard } from './scope-guard.js';
 import { startRun } from './start-run.js';
 
@@ -38,7 +39,7 @@ export type { AgentClientContext } from './agent-client-context.js';
 
 /**
  * Starts and steers runs of one agent by id (SPEC §3). Needs no agent code: any process
- * connected to the namespace can use it. With a `scope`, every call is held to it (README
+ * connected to the namespace can use it. With a `scope`, every call is held to it (docs/http-api.md
  * "Scopes"); a run of another agent is `RUN_NOT_FOUND` either way.
  */
 export class AgentClient {

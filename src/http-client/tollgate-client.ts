@@ -71,7 +71,7 @@ export class TollgateClient {
   }
 
   /**
-   * Decides many waiting calls in one request (README "Batch decisions"), in the token's name:
+   * Decides many waiting calls in one request (docs/batch-decisions.md), in the token's name:
    * each is judged by its run as if sent alone, so a refused call (`NOT_AN_APPROVER`,
    * `FINGERPRINT_MISMATCH`, ...) never stops the others. One result per decision, in order.
    */

@@ -1,5 +1,5 @@
-import type { AgentOutput } from '../client/agent-output.js';
-import { latestPending, type AgentStream } from '../client/agent-stream.js';
+import type { AgentOutput } from '../stream/agent-output.js';
+import { latestPending, type AgentStream } from '../stream/agent-stream.js';
 import {
   agentPath,
   RUN_ID_HEADER,

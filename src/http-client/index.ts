@@ -15,8 +15,8 @@ export {
 export { TollgateHttpError, isTollgateHttpError } from './http-error.js';
 export { SseParser, readSseEvents, type SseEvent } from './sse-parser.js';
 export type { FetchLike, RequestOptions } from './transport.js';
-export { AgentStream, type SuspendPayload, type ToolResultRef } from '../client/agent-stream.js';
-export type { AgentOutput, StepOutput } from '../client/agent-output.js';
+export { AgentStream, type SuspendPayload, type ToolResultRef } from '../stream/agent-stream.js';
+export type { AgentOutput, StepOutput } from '../stream/agent-output.js';
 export type {
   Chunk,
   ChunkType,

@@ -1,0 +1,57 @@
+/** The options of `new Tollgate()` and `Tollgate.getAgent()`. */
+import type { ThreadSettings } from './activities/memory.js';
+import type { ChannelsOptions } from './channels/channel-options.js';
+import type { Scope } from './common/scope.js';
+import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
+import type { LiveDeltaOptions } from './live/live-options.js';
+import type { TracingOptions } from './telemetry/tracing.js';
+import type { DecisionSettings } from './temporal-client/decision-settings.js';
+import type { WorkerSettings } from './worker-settings.js';
+
+export interface TemporalOptions {
+  /** Frontend address. Default `TEMPORAL_ADDRESS` or `localhost:7233`. */
+  address?: string;
+  /** Default `TEMPORAL_NAMESPACE` or `default`. */
+  namespace?: string;
+  /** Task queue of agent runs. Default `tollgate`. */
+  taskQueue?: string;
+}
+
+export interface TollgateOptions {
+  /** Agents this process hosts; omit in a process that only starts and steers runs. */
+  agents?: Record<string, Agent>;
+  temporal?: TemporalOptions;
+  /** How memory threads are kept by this worker (see `ThreadSettings`). */
+  threads?: Partial<ThreadSettings>;
+  /**
+   * Approval policies by name, for requests that cannot ship a function (HTTP, other languages):
+   * `requireToolApproval: 'name'`. An unknown name gates every call.
+   */
+  policies?: Record<string, ToolApprovalPolicy>;
+  /**
+   * OpenTelemetry tracing of runs, model steps and tool calls (spans of one run share a trace):
+   * `{ exporter }`, e.g. an OTLP exporter. Off by default; when off, nothing is installed.
+   */
+  telemetry?: TracingOptions;
+  /** Cache, concurrency and time limits of the agent worker (see `WorkerSettings`). */
+  worker?: WorkerSettings;
+  /** How long decisions wait for their run, and their deadline (see `DecisionSettings`). */
+  decisions?: DecisionSettings;
+  /**
+   * How live text deltas reach streams in other processes: `{ redis: { url } }` (see
+   * `LiveDeltaOptions`, docs/live-tokens.md). Set it alike on workers and API servers. Default:
+   * env `TOLLGATE_LIVE_REDIS_URL` if set, else live text reaches streams of this process only.
+   */
+  liveDeltas?: LiveDeltaOptions;
+  /**
+   * Webhooks (Slack, or generic JSON) that get this worker's waiting calls, with signed
+   * Approve / Decline links (docs/channels.md).
+   */
+  channels?: ChannelsOptions;
+}
+
+/** Options of `Tollgate.getAgent`. */
+export interface GetAgentOptions {
+  /** Limits of the caller the handle acts for; without it, the handle may do everything. */
+  scope?: Scope;
+}

@@ -1,0 +1,63 @@
+import type { Client } from '@temporalio/client';
+import { abortableCall } from './abortable-call.js';
+import type { HistoryEvent } from './run-ending.js';
+
+/** Longest wait between two reads of the chunk log when nothing signals a change. */
+export const IDLE_READ_MS = 2000;
+
+/**
+ * Long-polls the run's history and calls `onEvent` whenever it grows. Returns the close event
+ * once the run has closed; `undefined` when `signal` aborts. A refused long poll is tried again
+ * after a pause (reads fall back to the idle timer meanwhile).
+ */
+export async function watchHistory(
+  client: Client,
+  runId: string,
+  signal: AbortSignal,
+  onEvent: () => void,
+): Promise<HistoryEvent | undefined> {
+  let nextPageToken: Uint8Array | undefined;
+  let last: HistoryEvent | undefined;
+  while (!signal.aborted) {
+    try {
+      const response = await abortableCall(client.connection, signal, () =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId: runId },
+          waitNewEvent: true,
+          maximumPageSize: 256,
+          ...(nextPageToken ? { nextPageToken } : {}),
+        }),
+      );
+      const events = response.history?.events ?? [];
+      if (events.length > 0) {
+        last = events.at(-1);
+        // The log changes only when a workflow task completes: activity and task-scheduling events
+        // alone would cost the worker a query each and show nothing new.
+        if (events.some((event) => event.workflowTaskCompletedEventAttributes)) onEvent();
+      }
+      if (!response.nextPageToken?.length) {
+        // The run went on in a new execution: watch that one's history from its start.
+        if (!last?.workflowExecutionContinuedAsNewEventAttributes) return last;
+        nextPageToken = undefined;
+        continue;
+      }
+      nextPageToken = response.nextPageToken;
+    } catch {
+      await pause(IDLE_READ_MS, signal);
+    }
+  }
+  return undefined;
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

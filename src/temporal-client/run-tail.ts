@@ -1,0 +1,116 @@
+import type { Client } from '@temporalio/client';
+import { makeChunk } from '../common/chunks.js';
+import { TollgateError } from '../common/errors.js';
+import type { StreamItem } from '../stream/stream-items.js';
+import { ChangeSignal } from './change-signal.js';
+import { readLogPatiently, type LogRead } from './chunk-log.js';
+import { IDLE_READ_MS, watchHistory } from './history-watch.js';
+import type { LiveSubscription } from './live-subscription.js';
+import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-ending.js';
+
+/**
+ * Follows a run's chunk log from `offset` up to and including the next `finish` chunk. The
+ * workflow's log (a query) is the truth; a history long-poll says when it may have grown, and
+ * in-process live deltas fill the gap while a model step streams. Live deltas claim no offset:
+ * the log's chunks follow them and the stream's reader confirms or withdraws them
+ * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
+ * cancelled from outside) ends the tail with an `error` chunk naming how it ended.
+ */
+export async function* tailRun(
+  client: Client,
+  runId: string,
+  offset: number,
+  live: LiveSubscription,
+  lifetime: AbortSignal,
+): AsyncGenerator<StreamItem> {
+  const handle = client.workflow.getHandle(runId);
+  const changes = new ChangeSignal();
+  // Live text alone does not make the log grow: it is passed on without reading the log.
+  live.onChunk = () => changes.notify(false);
+  const watcher = new AbortController();
+  const stop = () => watcher.abort();
+  lifetime.addEventListener('abort', stop);
+  let closeEvent: HistoryEvent | undefined;
+  const watching = watchHistory(client, runId, watcher.signal, () => changes.notify()).then(
+    (event) => {
+      closeEvent = event;
+      changes.notify();
+    },
+  );
+  watcher.signal.addEventListener('abort', () => changes.notify());
+  let next = offset;
+  let liveAt = offset;
+  let readLog = true;
+  let readAt = 0;
+  /** The live chunks that continue the log where the reader is. */
+  const liveItems = function* (): Generator<StreamItem> {
+    liveAt = Math.max(liveAt, next);
+    if (live.takeWithdrawal()) {
+      yield { chunk: makeChunk(runId, 'text-withdrawn', { text: '' }), live: liveAt };
+      liveAt = next;
+    }
+    for (let chunk = live.take(liveAt); chunk; chunk = live.take(liveAt)) {
+      yield { chunk, live: liveAt++ };
+    }
+  };
+  try {
+    for (;;) {
+      const shutDown = () =>
+        new TollgateError(
+          'SHUT_DOWN',
+          `The Tollgate following run ${runId} was shut down; observe the run again from offset ${next}.`,
+        );
+      if (lifetime.aborted) throw shutDown();
+      // Read after learning of the close, so the read holds every chunk the run logged.
+      const closedBy = readLog ? closeEvent : undefined;
+      let slice: LogRead = { chunks: [], offset: next, total: next, closed: false };
+      try {
+        if (readLog) {
+          readAt = Date.now();
+          const reading = readLogPatiently(client, handle, next, watcher.signal);
+          const read = reading.then(
+            () => true,
+            () => true,
+          );
+          // Live text that comes while the log is read goes out at once, not after the read.
+          for (;;) {
+            const change = changes.next();
+            const readDone = await Promise.race([read, change.promise]);
+            // A wait the read won is forgotten: a parked run's reads would otherwise each leave
+            // one behind until the run changes, which may be days.
+            change.cancel();
+            if (readDone === true) break;
+            yield* liveItems();
+          }
+          slice = await reading;
+        }
+      } catch (error) {
+        // A read cut short by shutdown is the shutdown, not a failure of the run.
+        if (lifetime.aborted) throw shutDown();
+        const ending = closedBy && endedFromOutside(runId, closedBy);
+        if (!ending) throw error;
+        yield { chunk: ending };
+        return;
+      }
+      for (const chunk of slice.chunks) {
+        yield { chunk, offset: next++ };
+        if (chunk.type === 'finish') return;
+      }
+      // An execution before a continue-as-new answered: the newest holds what follows.
+      if (slice.earlier) continue;
+      if (slice.closed && next >= slice.total) return;
+      if (closedBy && next >= slice.total) {
+        yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };
+        return;
+      }
+      yield* liveItems();
+      // Steady live text must not hold off the idle read, which covers a failing history watch.
+      readLog = (await changes.wait(IDLE_READ_MS)) || Date.now() - readAt >= IDLE_READ_MS;
+    }
+  } finally {
+    lifetime.removeEventListener('abort', stop);
+    watcher.abort();
+    live.close();
+    await watching;
+  }
+}
