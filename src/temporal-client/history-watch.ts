@@ -2,13 +2,15 @@ import type { Client } from '@temporalio/client';
 import { abortableCall } from './abortable-call.js';
 import type { HistoryEvent } from './run-ending.js';
 
-/** Longest wait between two reads of the chunk log when nothing signals a change. */
+/** Wait before the first read of the chunk log that nothing signalled, and between failed polls. */
 export const IDLE_READ_MS = 2000;
+/** Longest wait between two reads of the chunk log while nothing signals a change. */
+export const MAX_IDLE_READ_MS = 30_000;
 
 /**
  * Long-polls the run's history and calls `onEvent` whenever it grows. Returns the close event
  * once the run has closed; `undefined` when `signal` aborts. A refused long poll is tried again
- * after a pause (reads fall back to the idle timer meanwhile).
+ * after a pause, and `onEvent` is called then too (the log is read after each failed poll).
  */
 export async function watchHistory(
   client: Client,
@@ -45,6 +47,8 @@ export async function watchHistory(
       nextPageToken = response.nextPageToken;
     } catch {
       await pause(IDLE_READ_MS, signal);
+      // Events may have come while the watch was refused: the log is read after each failed poll.
+      if (!signal.aborted) onEvent();
     }
   }
   return undefined;

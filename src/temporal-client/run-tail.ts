@@ -4,7 +4,7 @@ import { TollgateError } from '../common/errors.js';
 import type { StreamItem } from '../stream/stream-items.js';
 import { ChangeSignal } from './change-signal.js';
 import { readLogPatiently, type LogRead } from './chunk-log.js';
-import { IDLE_READ_MS, watchHistory } from './history-watch.js';
+import { IDLE_READ_MS, MAX_IDLE_READ_MS, watchHistory } from './history-watch.js';
 import type { LiveSubscription } from './live-subscription.js';
 import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-ending.js';
 
@@ -42,6 +42,7 @@ export async function* tailRun(
   let liveAt = offset;
   let readLog = true;
   let readAt = 0;
+  let idleMs = IDLE_READ_MS;
   /** The live chunks that continue the log where the reader is. */
   const liveItems = function* (): Generator<StreamItem> {
     liveAt = Math.max(liveAt, next);
@@ -104,8 +105,13 @@ export async function* tailRun(
         return;
       }
       yield* liveItems();
-      // Steady live text must not hold off the idle read, which covers a failing history watch.
-      readLog = (await changes.wait(IDLE_READ_MS)) || Date.now() - readAt >= IDLE_READ_MS;
+      // The history watch wakes the tail on every change; the idle read only covers a watch that
+      // misses one. Each read that finds nothing doubles the wait for the next (up to 30 s), so
+      // an observer of a run parked for days costs the worker a query every 30 s, not every 2 s;
+      // chunks or live text start again at 2 s. Steady live text must not hold off the idle read.
+      idleMs =
+        slice.chunks.length > 0 || !readLog ? IDLE_READ_MS : Math.min(idleMs * 2, MAX_IDLE_READ_MS);
+      readLog = (await changes.wait(idleMs)) || Date.now() - readAt >= idleMs;
     }
   } finally {
     lifetime.removeEventListener('abort', stop);
