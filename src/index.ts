@@ -87,3 +87,5 @@ export {
   type DevServer,
   type DevServerOptions,
 } from './devserver/index.js';
+export type { GrantCaller, GrantFilter, GrantRegistry } from './client/grants.js';
+export type { Grant, GrantInput, GrantWithDecision } from './common/grant-types.js';

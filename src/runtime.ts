@@ -12,6 +12,7 @@ import {
   type DecisionSettings,
 } from './client/decision-settings.js';
 import { AgentDirectory } from './client/agent-directory.js';
+import { GrantRegistry } from './client/grants.js';
 import { isTemporalUnreachable } from './client/errors.js';
 import { connectClosable, type ClosableConnection } from './client/connection.js';
 import { checkId } from './client/run-options.js';
@@ -104,6 +105,11 @@ export class Tollgate {
   /** Unique per runtime, so the directory tells this worker's polls from another's. */
   private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
   private readonly directory: AgentDirectory;
+  /**
+   * Standing approvals of this task queue (docs/grants.md): `create`, `list`, `revoke`, each held
+   * to the caller's `{ scope, identity }`.
+   */
+  readonly grants: GrantRegistry;
   private clientPromise: Promise<Client> | undefined;
   private clientConnection: Promise<ClosableConnection> | undefined;
   private nativeConnection: Promise<NativeConnection> | undefined;
@@ -136,6 +142,7 @@ export class Tollgate {
       this.taskQueue,
       this.decisionSettings.workerSeenWithinMs,
     );
+    this.grants = new GrantRegistry(() => this.client(), this.taskQueue, this.directory);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))

@@ -215,6 +215,7 @@ const CONFLICT_CODES: readonly string[] = [
   'WRONG_DECISION_KIND',
   'FINGERPRINT_MISMATCH',
   'APPROVAL_EXPIRED',
+  'GRANT_ALREADY_REVOKED',
   'DUPLICATE_APPROVER',
   'AUTO_RESUME_DISABLED',
   'DECISION_DEADLINE_PASSED',
@@ -236,6 +237,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'UNAUTHORIZED') return 401;
   if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
+  if (code === 'GRANT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE' || code === 'THREAD_APPEND_TOO_LARGE') return 413;
   if (code === 'UNSUPPORTED_MEDIA_TYPE') return 415;
   if (CONFLICT_CODES.includes(code)) return 409;
