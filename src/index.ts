@@ -50,7 +50,13 @@ export type {
   SuspendedRuns,
 } from './client/list-suspended-runs.js';
 export type { SendToolApprovalOptions } from './client/send-tool-approval.js';
-export type { RunOptions, DecisionOptions, ResumeOptions, Messages } from './client/run-options.js';
+export type {
+  RunOptions,
+  DecisionOptions,
+  ApproveOptions,
+  ResumeOptions,
+  Messages,
+} from './client/run-options.js';
 export { TollgateError, isTollgateError, type TollgateErrorCode } from './common/errors.js';
 export type {
   Chunk,

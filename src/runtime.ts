@@ -296,6 +296,7 @@ export class Tollgate {
         bus: this.live.transport,
         lifetime: this.lifetime.signal,
         requireAgent: (id) => this.directory.require(id),
+        grants: this.grants,
         holdPolicy: async (runId, policy) => {
           this.policies.register(runId, policy);
           await this.startPolicyWorker();

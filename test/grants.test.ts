@@ -128,7 +128,8 @@ describe('grants: standing approvals kept in Temporal (docs/grants.md)', () => {
       'suspended',
     );
     const other = place();
-    const expiring = await grant(other, { for: 3000 });
+    // Long enough that a loaded machine still runs v3 before it expires.
+    const expiring = await grant(other, { for: 8000 });
     expect(
       (await tollgate.grants.list({ resourceId: other.resource })).map((g) => g.grantId),
     ).toEqual([expiring.grantId]);
@@ -182,6 +183,47 @@ describe('grants: standing approvals kept in Temporal (docs/grants.md)', () => {
       code: 'GRANT_ALREADY_REVOKED',
     });
     expect(await tollgate.grants.list()).toEqual(before);
+  });
+
+  it('gives a grant with an approval: the call runs, and later calls on the thread do not wait', async () => {
+    const where = place();
+    const first = await a().generate('delete-record d1', { memory: where });
+    expect(first.finishReason).toBe('suspended');
+    const approved = await a().approveToolCallGenerate({
+      runId: first.runId,
+      decidedBy: { id: 'carol' },
+      grant: { for: '1h', scope: 'thread', matchArgs: false },
+    });
+    expect(approved.finishReason).toBe('stop');
+    const [given] = await tollgate.grants.list({ resourceId: where.resource });
+    expect(given).toMatchObject({ toolName: 'delete-record', threadId: where.thread });
+    expect(given!.grantedBy).toEqual({ id: 'carol' });
+    const second = await a().generate('delete-record d2', { memory: where });
+    expect(second.finishReason).toBe('stop');
+    expect([ran('delete-record', 'd1'), ran('delete-record', 'd2')]).toEqual([1, 1]);
+    expect((await a().getAuditTrail(second.runId)).at(-1)).toMatchObject({
+      channel: 'grant',
+      grantId: given!.grantId,
+    });
+  });
+
+  it('refuses an approval whose grant is bad, leaving the call waiting and no grant given', async () => {
+    const where = place();
+    const waiting = await a().generate('delete-record d3', { memory: where });
+    const without = await a().generate('delete-record d4');
+    for (const [runId, grant] of [
+      [waiting.runId, { for: '1h', scope: 'galaxy' }],
+      [waiting.runId, { for: 'soon', scope: 'thread' }],
+      [without.runId, { for: '1h', scope: 'thread' }],
+    ] as const) {
+      await expect(a().approveToolCall({ runId, grant: grant as never })).rejects.toMatchObject({
+        code: 'INVALID_GRANT',
+      });
+    }
+    expect(await a().pendingToolCalls(waiting.runId)).toHaveLength(1);
+    expect(await a().pendingToolCalls(without.runId)).toHaveLength(1);
+    expect(await tollgate.grants.list({ resourceId: where.resource })).toEqual([]);
+    expect([ran('delete-record', 'd3'), ran('delete-record', 'd4')]).toEqual([0, 0]);
   });
 
   it('holds every call to the caller scope: grant, list and revoke', async () => {

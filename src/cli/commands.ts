@@ -2,29 +2,10 @@
  * The commands of `tollgate`: names, arguments, options and help. Each command's code is loaded
  * only when it runs, so `--help` and usage errors answer without connecting to anything.
  */
-import type { CommandHandler } from './command-input.js';
+import type { CommandSpec, OptionSpec } from './command-spec.js';
+import { GRANT_COMMANDS, GRANT_WITH_APPROVAL } from './grant-commands.js';
 
-/** One `--option` of a command. */
-export interface OptionSpec {
-  type: 'string' | 'boolean';
-  /** Placeholder of the value in help, e.g. `<id>`. */
-  value?: string;
-  short?: string;
-  description: string;
-}
-
-export interface CommandSpec {
-  /** Words that select the command, e.g. `runs pending`. */
-  name: string;
-  summary: string;
-  /** Required positional arguments, as shown in help. */
-  args: string[];
-  /** With this boolean option given, the positional arguments are not required. */
-  argsOptionalWith?: string;
-  options: Record<string, OptionSpec>;
-  examples: string[];
-  load(): Promise<CommandHandler>;
-}
+export type { CommandSpec, OptionSpec } from './command-spec.js';
 
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
@@ -250,6 +231,7 @@ export const COMMANDS: CommandSpec[] = [
         value: '<json>',
         description: "Approve with edited arguments (checked against the tool's input schema)",
       },
+      ...GRANT_WITH_APPROVAL,
       ...DECIDER,
       wait: WAIT,
     },
@@ -258,6 +240,7 @@ export const COMMANDS: CommandSpec[] = [
       `tollgate approve ops-1234 --args '{"id":"rec-7"}'`,
       'tollgate approve ops-1234 --tool-call call_2 --fingerprint 3fa2b9c1 --as alice --roles ops',
       'tollgate approve --all --agent ops-agent --tool restartService --as alice',
+      'tollgate approve ops-1234 --grant 4h --grant-scope thread --as alice',
     ],
     load: async () => (await import('./decide.js')).approve,
   },
@@ -345,4 +328,5 @@ export const COMMANDS: CommandSpec[] = [
     examples: ['tollgate watch ops-1234', 'tollgate watch ops-1234 --once --json'],
     load: async () => (await import('./watch.js')).watch,
   },
+  ...GRANT_COMMANDS,
 ];

@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
-import type { Grant, GrantInput, GrantsState } from '../common/grant-types.js';
+import type { Grant, GrantInput, GrantRequest, GrantsState } from '../common/grant-types.js';
 import { EMPTY_GRANTS, grantRequestOf, liveGrants, unknownGrant } from '../common/grants.js';
 import { grantCreateUpdate, grantRevokeUpdate } from '../common/messages.js';
 import {
@@ -58,6 +58,11 @@ export class GrantRegistry {
    * `FORBIDDEN` (outside the caller's scope), `AGENT_NOT_FOUND`.
    */
   async create(input: GrantInput, caller: GrantCaller = {}): Promise<Grant> {
+    return this.add(await this.prepare(input, caller));
+  }
+
+  /** Every check of `create`, without giving the grant: what `add` then gives. */
+  async prepare(input: GrantInput, caller: GrantCaller = {}): Promise<GrantRequest> {
     const request = grantRequestOf(input, caller.identity);
     requireAction(caller.scope, 'decide');
     requireAgent(caller.scope, request.agentId);
@@ -69,6 +74,11 @@ export class GrantRegistry {
         `Agent "${request.agentId}" has no tool "${request.toolName}"; its tools: ${tools.join(', ') || 'none'}.`,
       );
     }
+    return request;
+  }
+
+  /** Gives a grant `prepare` checked; starts the registry on first use. */
+  async add(request: GrantRequest): Promise<Grant> {
     const client = await this.client();
     const id = grantsRegistryId(this.taskQueue);
     await client.workflow.start(GRANTS_WORKFLOW, {
