@@ -15,14 +15,21 @@ import type {
   GrantRevocation,
   GrantsState,
 } from './grant-types.js';
+import { canonicalJson } from './json.js';
 import { idProblem } from './limits.js';
 
 /** Longest a grant may last, ms: 90 days. */
 export const MAX_GRANT_MS = 90 * 86_400_000;
-/** Live grants a registry holds at most; one more is refused. */
-export const MAX_LIVE_GRANTS = 1000;
+/**
+ * Live grants a registry holds at most; one more is refused. With the size limits below, the
+ * registry's state (kept whole in its memo) stays well under Temporal's 2 MB payload limit.
+ */
+export const MAX_LIVE_GRANTS = 250;
+/** Largest canonical JSON of a grant's `args`, and longest `reason`, in characters. */
+export const MAX_GRANT_ARGS_CHARS = 2048;
+const MAX_REASON_CHARS = 500;
 /** Ended grants remembered (so revoking twice is told apart from an unknown id). */
-const REMEMBERED_ENDED = 1000;
+const REMEMBERED_ENDED = 500;
 
 export const EMPTY_GRANTS: GrantsState = { grants: [], ended: [] };
 
@@ -39,8 +46,13 @@ export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefin
     const problem = idProblem(value, `grant.${field}`);
     if (problem) throw invalid(problem);
   }
-  if (reason !== undefined && typeof reason !== 'string') {
-    throw invalid('grant.reason must be a string when given.');
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS)) {
+    throw invalid(`grant.reason must be a string of at most ${MAX_REASON_CHARS} characters.`);
+  }
+  if (args !== undefined && canonicalJson(args).length > MAX_GRANT_ARGS_CHARS) {
+    throw invalid(
+      `grant.args is larger than ${MAX_GRANT_ARGS_CHARS} characters of JSON; grant the tool without arguments, or for smaller ones.`,
+    );
   }
   const durationMs = grantDuration(input.for);
   return {

@@ -49,11 +49,15 @@ describe('grants (pure)', () => {
     expect(grantCovers(byArgs, run, with_({ id: 'b' }), T0)).toBe(false);
   });
 
-  it('refuses malformed and overlong durations with INVALID_GRANT', () => {
+  it('refuses malformed and overlong durations, and oversized arguments, with INVALID_GRANT', () => {
     for (const bad of ['soon', -5, 0, '91 days', null]) {
       expect(() => grantDuration(bad)).toThrow(expect.objectContaining({ code: 'INVALID_GRANT' }));
     }
     expect(grantDuration('4h')).toBe(4 * HOUR);
+    const huge = { id: 'x'.repeat(3000) };
+    expect(() => grantRequestOf({ ...request, for: '1h', args: huge }, undefined)).toThrow(
+      expect.objectContaining({ code: 'INVALID_GRANT' }),
+    );
   });
 
   it('tells an unknown, a revoked and an expired grant apart when revoking', () => {
