@@ -9,6 +9,7 @@
 import { TollgateClient, isTollgateHttpError } from './lib/http-client/index.js';
 import { h } from './dom.js';
 import { createRow, refreshFacts, setState, settle, tick } from './row.js';
+import { clearGrants, refreshGrants } from './grants.js';
 
 /**
  * The list is polled, not pushed: one cheap GET every 2 s survives server restarts and proxies
@@ -53,6 +54,7 @@ function start(token) {
   client = new TollgateClient({ baseUrl: location.origin, token });
   $('token-form').hidden = true;
   $('inbox').hidden = false;
+  $('grants').hidden = false;
   $('sign-out').hidden = false;
   void poll();
 }
@@ -64,6 +66,8 @@ function signOut(message = '') {
   for (const row of rows.values()) row.el.remove();
   rows.clear();
   $('inbox').hidden = true;
+  $('grants').hidden = true;
+  clearGrants();
   $('sign-out').hidden = true;
   setStatus('');
   $('token-form').hidden = false;
@@ -83,7 +87,9 @@ async function poll() {
   const startedAt = Date.now();
   try {
     if (!client) return;
+    const grants = refreshGrants(client, describe);
     const { approvals, total } = await client.listApprovals({ ...FILTERS, perPage: PER_PAGE });
+    await grants;
     if (!client) return;
     render(approvals, startedAt);
     const runs = new Set(approvals.map((a) => a.runId)).size;

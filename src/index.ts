@@ -53,6 +53,7 @@ export type { SendToolApprovalOptions } from './temporal-client/send-tool-approv
 export type {
   RunOptions,
   DecisionOptions,
+  ApproveOptions,
   ResumeOptions,
   Messages,
 } from './temporal-client/run-options.js';
@@ -92,3 +93,5 @@ export {
   type DevServer,
   type DevServerOptions,
 } from './devserver/index.js';
+export type { GrantCaller, GrantFilter, GrantRegistry } from './temporal-client/grants.js';
+export type { Grant, GrantInput, GrantWithDecision } from './common/grant-types.js';

@@ -25,6 +25,7 @@ import {
   type CheckedDecisionSettings,
 } from './temporal-client/decision-settings.js';
 import { checkId } from './temporal-client/run-options.js';
+import { GrantRegistry } from './temporal-client/grants.js';
 import {
   countPollers,
   WorkerAvailability,
@@ -47,6 +48,8 @@ export class Tollgate {
   /** Unique per runtime, so the directory tells this worker's polls from another's. */
   private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
   private readonly directory: AgentDirectory;
+  /** Standing approvals of this task queue (docs/grants.md), held to each caller's scope. */
+  readonly grants: GrantRegistry;
   private readonly connections: TemporalConnections;
   private agentWorker: RunningWorker | undefined;
   private policyWorker: Promise<RunningWorker> | undefined;
@@ -77,6 +80,8 @@ export class Tollgate {
       this.taskQueue,
       this.decisionSettings.workerSeenWithinMs,
     );
+    const client = () => this.connections.client();
+    this.grants = new GrantRegistry(client, this.taskQueue, this.directory);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -206,6 +211,7 @@ export class Tollgate {
         bus: this.live.transport,
         lifetime: this.lifetime.signal,
         requireAgent: (id) => this.directory.require(id),
+        grants: this.grants,
         holdPolicy: async (runId, policy) => {
           this.policies.register(runId, policy);
           await this.startPolicyWorker();

@@ -27,6 +27,8 @@ import type { ChannelNoticeInput } from '../common/channel-types.js';
 import { TollgateError } from '../common/errors.js';
 import { channelManifest, type CheckedChannels } from '../channels/channel-options.js';
 import { postNotice } from '../channels/post-notice.js';
+import type { FindGrantsInput } from '../common/grant-types.js';
+import { findGrants } from './find-grants.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
@@ -77,6 +79,7 @@ export function createActivities(deps: ActivityDeps) {
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
     sendChannelNotice: (input: ChannelNoticeInput) =>
       classified(() => postNotice(requireChannels(deps.channels), input)),
+    findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
     extractResumeData: (input: ExtractResumeDataInput) =>
       classified(() => extractResumeData(deps.agents, input)),
   };

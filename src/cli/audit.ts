@@ -46,6 +46,7 @@ function detail(entry: AuditEntry): string {
         `${entry.decision} by ${entry.decidedBy?.id ?? 'unknown'} via ${entry.channel}`,
         entry.reason ? `reason: ${entry.reason}` : '',
         entry.editedArgs !== undefined ? `edited to ${inlineJson(entry.editedArgs)}` : '',
+        entry.grantId ? `grant ${entry.grantId}` : '',
       ]
         .filter(Boolean)
         .join('; ');
@@ -55,5 +56,7 @@ function detail(entry: AuditEntry): string {
       return `expired; on timeout: ${entry.onTimeout}`;
     case 'reminder':
       return `reminder after ${Math.round(entry.waitedMs / 1000)} s`;
+    case 'grant-used':
+      return `ran under grant ${entry.grantId} given by ${entry.grantedBy?.id ?? 'unknown'} (expires ${entry.expiresAt})`;
   }
 }

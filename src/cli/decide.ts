@@ -4,6 +4,7 @@
  */
 import type { AgentClient } from '../temporal-client/agent-client.js';
 import type { AgentStream } from '../stream/agent-stream.js';
+import type { GrantWithDecision } from '../common/grant-types.js';
 import type { JsonValue } from '../common/json.js';
 import type { DecidedBy } from '../common/run-types.js';
 import {
@@ -86,6 +87,7 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
         decidedBy,
         ...wait,
         ...editedArgs(stringOption(input, 'args')),
+        ...grantOption(input),
       });
     case 'decline':
       return agent.declineToolCall({ runId, toolCallId, reason, decidedBy, ...wait });
@@ -97,6 +99,23 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
         ...wait,
       });
   }
+}
+
+/** `--grant <duration> [--grant-scope thread|resource] [--grant-args]`. */
+function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
+  const duration = stringOption(input, 'grant');
+  const scope = stringOption(input, 'grant-scope') ?? 'thread';
+  const matchArgs = input.options['grant-args'] === true;
+  if (duration === undefined) {
+    if (scope !== 'thread' || matchArgs)
+      throw new UsageError('--grant-* go with --grant <duration>.');
+    return {};
+  }
+  if (scope !== 'thread' && scope !== 'resource') {
+    throw new UsageError(`--grant-scope is 'thread' or 'resource', not "${scope}".`);
+  }
+  const length = /^\d+$/.test(duration) ? Number(duration) : duration;
+  return { grant: { for: length, scope, ...(matchArgs ? { matchArgs } : {}) } };
 }
 
 /** `--data` as JSON. Not JSON at all is a usage error (2); JSON the tool refuses is the run's call (5). */

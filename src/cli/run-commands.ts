@@ -3,6 +3,7 @@
  * `doctor`. Each command's code is loaded only when it runs.
  */
 import type { CommandSpec, OptionSpec } from './command-spec.js';
+import { GRANT_WITH_APPROVAL } from './grant-commands.js';
 
 const DECIDER: Record<string, OptionSpec> = {
   as: {
@@ -93,6 +94,7 @@ export const RUN_COMMANDS: CommandSpec[] = [
         value: '<json>',
         description: "Approve with edited arguments (checked against the tool's input schema)",
       },
+      ...GRANT_WITH_APPROVAL,
       ...DECIDER,
       wait: WAIT,
     },
@@ -101,6 +103,7 @@ export const RUN_COMMANDS: CommandSpec[] = [
       `tollgate approve ops-1234 --args '{"id":"rec-7"}'`,
       'tollgate approve ops-1234 --tool-call call_2 --fingerprint 3fa2b9c1 --as alice --roles ops',
       'tollgate approve --all --agent ops-agent --tool restartService --as alice',
+      'tollgate approve ops-1234 --grant 4h --grant-scope thread --as alice',
     ],
     load: async () => (await import('./decide.js')).approve,
   },

@@ -2,7 +2,7 @@ import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
 
 /** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link';
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
 export type AuditEntry = {
@@ -30,6 +30,16 @@ export type AuditEntry = {
       /** Approved with edits: the arguments that ran, and their fingerprint. */
       editedArgs?: JsonValue;
       editedFingerprint?: string;
+      /** Approved by a standing grant (channel `grant`); `decidedBy` is who gave it. */
+      grantId?: string;
+    }
+  | {
+      /** A grant let the call run without waiting (docs/grants.md). */
+      type: 'grant-used';
+      grantId: string;
+      grantedBy?: DecidedBy;
+      fingerprint: string;
+      expiresAt: string;
     }
   | {
       type: 'rejected-decision';

@@ -58,6 +58,10 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_HISTORY_TOO_LARGE',
   // The chat UI bridge (src/server/chat): an approval id that names no call of the chat.
   'INVALID_APPROVAL_ID',
+  // Grants (issue 17.4, docs/grants.md).
+  'INVALID_GRANT',
+  'GRANT_NOT_FOUND',
+  'GRANT_ALREADY_REVOKED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

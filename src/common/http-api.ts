@@ -7,6 +7,7 @@ import type { AgentListing } from './directory-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
+import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
 
 export const API_PREFIX = '/api';
 
@@ -57,6 +58,37 @@ export const DECISIONS_ROUTE = '/decisions';
 /** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
 export const APPROVALS_ROUTE = '/approvals';
 /**
+ * Grants (docs/grants.md). GET `/api/grants`: the live grants the token may see, query
+ * `GrantsQuery`, JSON `GrantsResponse`. POST: body `GrantBody`, JSON `GrantResponse` (201), given
+ * in the token's name. DELETE `/api/grants/:grantId`: revokes it, JSON `GrantResponse`.
+ */
+export const GRANTS_ROUTE = '/grants';
+
+/** The path of one grant, e.g. `/api/grants/grant-1`. */
+export function grantPath(grantId: string): string {
+  return `${API_PREFIX}${GRANTS_ROUTE}/${encodeURIComponent(grantId)}`;
+}
+
+/** POST `/api/grants`. */
+export type GrantBody = GrantInput;
+
+/** GET `/api/grants` filters; each left out matches every grant. */
+export interface GrantsQuery {
+  agentId?: string;
+  resourceId?: string;
+  threadId?: string;
+  toolName?: string;
+}
+
+export interface GrantsResponse {
+  grants: Grant[];
+}
+
+export interface GrantResponse {
+  grant: Grant;
+}
+
+/**
  * GET `/api/health`: no auth, JSON `HealthResponse`; 503 when Temporal is down. No worker on the
  * task queue is reported, not failed: decisions answer `WORKER_UNAVAILABLE` (503) themselves.
  */
@@ -97,6 +129,8 @@ export interface ApproveBody {
   reason?: string;
   /** Approve with edited arguments, checked against the tool's input schema. */
   args?: JsonValue;
+  /** Also give a grant for the call's tool, in the token's name (docs/grants.md). */
+  grant?: GrantWithDecision;
 }
 
 export interface DeclineBody {
@@ -215,6 +249,7 @@ const CONFLICT_CODES: readonly string[] = [
   'WRONG_DECISION_KIND',
   'FINGERPRINT_MISMATCH',
   'APPROVAL_EXPIRED',
+  'GRANT_ALREADY_REVOKED',
   'DUPLICATE_APPROVER',
   'AUTO_RESUME_DISABLED',
   'DECISION_DEADLINE_PASSED',
@@ -236,6 +271,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'UNAUTHORIZED') return 401;
   if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
+  if (code === 'GRANT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE' || code === 'THREAD_APPEND_TOO_LARGE') return 413;
   if (code === 'UNSUPPORTED_MEDIA_TYPE') return 415;
   if (CONFLICT_CODES.includes(code)) return 409;

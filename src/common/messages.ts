@@ -10,6 +10,7 @@ import type { AuditEntry } from './audit-types.js';
 import type { ChunkSlice } from './chunks.js';
 import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-types.js';
 import type { Publication } from './directory-types.js';
+import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { JsonValue } from './json.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
 import type { ThreadAppend } from './thread-types.js';
@@ -17,6 +18,7 @@ import {
   AUTO_RESUME_UPDATE,
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
+  GRANTS_UPDATES,
   QUERIES,
   SIGNALS,
   THREAD_MESSAGES,
@@ -72,3 +74,9 @@ export const directoryPublishUpdate = defineUpdate<void, [Publication]>(DIRECTOR
 
 /** A worker, by identity, withdraws its hosting. */
 export const directoryWithdrawUpdate = defineUpdate<void, [string]>(DIRECTORY_UPDATES.withdraw);
+
+/** Adds a checked grant to the registry; answers it with its id and times. */
+export const grantCreateUpdate = defineUpdate<Grant, [GrantRequest]>(GRANTS_UPDATES.create);
+
+/** Revokes a live grant; answers the grant revoked. */
+export const grantRevokeUpdate = defineUpdate<Grant, [GrantRevocation]>(GRANTS_UPDATES.revoke);

@@ -107,3 +107,20 @@ export const DIRECTORY_MEMO_KEY = 'tollgateAgent';
 export function agentDirectoryId(taskQueue: string, agentId: string): string {
   return `tollgate-agent/${encodeURIComponent(taskQueue)}/${encodeURIComponent(agentId)}`;
 }
+
+/** Workflow type of the grants registry: one per task queue, kept open (docs/grants.md). */
+export const GRANTS_WORKFLOW = 'grantsRegistry';
+
+/** Internal updates of the grants registry. */
+export const GRANTS_UPDATES = {
+  create: 'tollgate.grantCreate',
+  revoke: 'tollgate.grantRevoke',
+} as const;
+
+/** Memo key under which the grants registry keeps its `GrantsState`. */
+export const GRANTS_MEMO_KEY = 'tollgateGrants';
+
+/** Workflow id of the grants registry of `taskQueue` (URI-encoded, like directory entries). */
+export function grantsRegistryId(taskQueue: string): string {
+  return `tollgate-grants/${encodeURIComponent(taskQueue)}`;
+}

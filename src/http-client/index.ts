@@ -30,3 +30,5 @@ export type { JsonValue, JsonObject } from '../common/json.js';
 export type { AgentDescription, AgentListing } from '../common/directory-types.js';
 export * from '../common/http-api.js';
 export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
+export { RemoteGrants } from './remote-grants.js';
+export type { Grant, GrantInput, GrantWithDecision } from '../common/grant-types.js';

@@ -13,6 +13,7 @@ import {
 import type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
 import { TollgateHttpError } from './http-error.js';
 import { RemoteAgent } from './remote-agent.js';
+import { RemoteGrants } from './remote-grants.js';
 import { Transport, type FetchLike, type RequestOptions } from './transport.js';
 
 /** Options of `new TollgateClient(...)`. */
@@ -31,12 +32,15 @@ export interface TollgateClientOptions {
  */
 export class TollgateClient {
   private readonly transport: Transport;
+  /** Standing approvals (docs/grants.md): `create`, `list`, `revoke`, in the token's name. */
+  readonly grants: RemoteGrants;
 
   constructor(options: TollgateClientOptions) {
     if (typeof options?.baseUrl !== 'string' || typeof options.token !== 'string') {
       throw new TypeError('TollgateClient needs { baseUrl: string, token: string }.');
     }
     this.transport = new Transport(options.baseUrl, options.token, options.fetch);
+    this.grants = new RemoteGrants(this.transport);
   }
 
   /** A handle on one agent's runs, by id. */

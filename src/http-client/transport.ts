@@ -12,7 +12,7 @@ export interface RequestOptions {
 export type QueryValue = string | number | Date | undefined;
 
 export interface RequestSpec extends RequestOptions {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   body?: unknown;
   query?: Record<string, QueryValue>;

@@ -28,6 +28,7 @@ import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
+import { registerGrantRoutes } from './routes-grants.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -128,6 +129,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(await decideBatch(tollgate, decisions, c.get('identity'), c.get('scope'), log));
   });
   registerChatRoutes(app, tollgate, log);
+  registerGrantRoutes(app, tollgate);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );

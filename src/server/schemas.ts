@@ -10,6 +10,8 @@ import type {
   ApproveBody,
   DeclineBody,
   DecisionsBody,
+  GrantBody,
+  GrantsQuery,
   ObserveBody,
   ResumeBody,
   SendToolApprovalBody,
@@ -55,6 +57,13 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
   fingerprint: id.optional(),
   reason: z.string().optional(),
   args: json.optional(),
+  grant: z
+    .object({
+      for: z.union([z.string().min(1), z.number()]),
+      scope: z.enum(['thread', 'resource']),
+      matchArgs: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export const declineBody: z.ZodType<DeclineBody> = z.object({
@@ -136,3 +145,21 @@ export const approvalsQuery: z.ZodType<ApprovalsQuery> = z.object({
 });
 
 export const pendingToolCallsQuery = z.object({ runId: id });
+
+/** The duration is checked by the runtime (`INVALID_GRANT` names what is wrong with it). */
+export const grantBody: z.ZodType<GrantBody> = z.object({
+  agentId: id,
+  toolName: id,
+  resourceId: id,
+  threadId: id.optional(),
+  for: z.union([z.string().min(1), z.number()]),
+  args: json.optional(),
+  reason: z.string().optional(),
+});
+
+export const grantsQuery: z.ZodType<GrantsQuery> = z.object({
+  agentId: id.optional(),
+  resourceId: id.optional(),
+  threadId: id.optional(),
+  toolName: id.optional(),
+});

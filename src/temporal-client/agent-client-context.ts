@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { CheckedDecisionSettings } from './decision-settings.js';
+import type { GrantRegistry } from './grants.js';
 import type { WorkerAvailability } from './worker-pollers.js';
 
 /** What an agent handle needs from the runtime that made it. */
@@ -20,4 +21,6 @@ export interface AgentClientContext {
   workers: WorkerAvailability;
   /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
   requireAgent(agentId: string): Promise<void>;
+  /** The grants registry of the task queue, for approvals that give a grant. */
+  grants: GrantRegistry;
 }

@@ -25,6 +25,7 @@ import {
   checkDecision,
   checkId,
   checkRunInput,
+  type ApproveOptions,
   type DecisionOptions,
   type Messages,
   type ResumeOptions,
@@ -33,6 +34,8 @@ import {
 import { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
 import { ScopeGuard } from './scope-guard.js';
+import type { GrantWithDecision } from '../common/grant-types.js';
+import { grantForDecision } from './grant-with-decision.js';
 import { startRun } from './start-run.js';
 
 export type { AgentClientContext } from './agent-client-context.js';
@@ -77,8 +80,9 @@ export class AgentClient {
     return collectOutput(await this.stream(messages, options));
   }
 
-  async approveToolCall(options: DecisionOptions): Promise<AgentStream> {
-    return this.decide('approve', checkDecision(options, 'approveToolCall'));
+  /** With `grant`, also gives a grant for the call's tool (docs/grants.md) once it applies. */
+  async approveToolCall(options: ApproveOptions): Promise<AgentStream> {
+    return this.decide('approve', checkDecision(options, 'approveToolCall'), options.grant);
   }
 
   async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
@@ -90,7 +94,7 @@ export class AgentClient {
     return this.decide('resume', { ...checkDecision(options, 'resumeStream'), resumeData });
   }
 
-  async approveToolCallGenerate(options: DecisionOptions): Promise<AgentOutput> {
+  async approveToolCallGenerate(options: ApproveOptions): Promise<AgentOutput> {
     return collectOutput(await this.approveToolCall(options));
   }
 
@@ -247,12 +251,19 @@ export class AgentClient {
   private async decide(
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
+    grant?: GrantWithDecision,
   ): Promise<AgentStream> {
     const { client, run } = await this.ownRun('decide', options.runId);
+    const { grants } = this.context;
+    const pending = () => this.queryPending(client, options.runId);
+    const facts = { ...options, registry: grants, agentId: this.agentId, run, pending };
+    // Checked in full first: a bad grant refuses the decision too, changing nothing.
+    const granted = grant && (await grantForDecision({ ...facts, scope: this.guard.scope }, grant));
     const live = new LiveSubscription(this.context.bus, options.runId);
     let applied: AppliedDecision;
     try {
       applied = await applyDecision(this.context, this.agentId, client, kind, options, run);
+      if (granted) await grants.add(granted);
     } catch (error) {
       live.close();
       throw error;

@@ -58,6 +58,22 @@ export class AgentDirectory {
     this.known.set(agentId, Date.now() + KNOWN_FOR_MS);
   }
 
+  /**
+   * The agent's published description (its tools, by the names the model sees).
+   *
+   * @throws TollgateError `AGENT_NOT_FOUND` when no worker ever published it (or it was removed).
+   */
+  async description(agentId: string): Promise<AgentDescription> {
+    const entry = await this.entryOf(await this.client(), agentId);
+    if (!entry) {
+      throw new TollgateError(
+        'AGENT_NOT_FOUND',
+        `No agent "${agentId}" is known: no worker hosting it has published it; check the agent id.`,
+      );
+    }
+    return entry.agent;
+  }
+
   /** Every agent listed on this task queue, by id, with whether a worker that hosts it polls now. */
   async list(): Promise<AgentListing[]> {
     const client = await this.client();

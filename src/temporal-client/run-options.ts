@@ -1,3 +1,4 @@
+import type { GrantWithDecision } from '../common/grant-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem } from '../common/limits.js';
@@ -49,6 +50,15 @@ export interface DecisionOptions {
    * deadline is now + wait + `decisions.deadlineMargin`. Default: `decisions.wait` (20 s).
    */
   wait?: number | string;
+}
+
+/** Options of `approveToolCall`. */
+export interface ApproveOptions extends DecisionOptions {
+  /**
+   * Also allow the call's tool from now on, on the run's thread or resource, for `for`
+   * (docs/grants.md). Checked before the decision is sent: a bad grant refuses both.
+   */
+  grant?: GrantWithDecision;
 }
 
 export type ResumeOptions = Omit<DecisionOptions, 'fingerprint' | 'reason'>;

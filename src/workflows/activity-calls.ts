@@ -4,6 +4,7 @@ import type { RequestPolicyActivities } from '../activities/request-policy.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { ChannelNoticeInput } from '../common/channel-types.js';
+import type { FindGrantsInput, Grant } from '../common/grant-types.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
@@ -59,6 +60,18 @@ export function describeAgent(agentId: string, toolNaming: ToolNaming): Promise<
   return control.describeAgent.executeWithOptions(
     { ...CONTROL, summary: `describe agent ${agentId}` },
     toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+  );
+}
+
+/** The live grants that may cover a step's gated calls (docs/grants.md). */
+export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
+  return control.findGrants.executeWithOptions(
+    {
+      startToCloseTimeout: '10 seconds',
+      retry: { maximumAttempts: 3 },
+      summary: `find grants for ${input.toolNames.join(', ')}`,
+    },
+    [input],
   );
 }
 

@@ -1,5 +1,5 @@
 import { condition, log } from '@temporalio/workflow';
-import { mergeRules, type OnTimeout } from '../common/approval-rules.js';
+import { mergeRules, type ApprovalRules, type OnTimeout } from '../common/approval-rules.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
@@ -22,18 +22,17 @@ export async function awaitApproval(
   tool: ToolManifest,
   gateNote?: string,
 ): Promise<ApprovalOutcome> {
-  const { state, input, manifest } = context;
-  const rules = mergeRules(tool.rules, input.approvalRules, manifest.rules);
+  const { state } = context;
+  const { rules, requester } = approvalRulesOf(context, tool);
   const requestedAt = Date.now();
   const expiresAt = rules.timeoutMs !== undefined ? requestedAt + rules.timeoutMs : undefined;
-  const requester = input.requestContext.requester;
   state.wait(call, 'approve', {
     resumeSchema: tool.resumeSchema,
     terms: {
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(rules.approvers ? { approvers: rules.approvers } : {}),
       ...(rules.quorum !== undefined ? { quorum: rules.quorum } : {}),
-      ...(rules.separateRequester && typeof requester === 'string' ? { requester } : {}),
+      ...(requester !== undefined ? { requester } : {}),
       ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
     },
     ...(gateNote !== undefined ? { gateNote } : {}),
@@ -68,6 +67,22 @@ export async function awaitApproval(
     }
     channels?.post('reminder', { waitedMs: Date.now() - requestedAt });
   }
+}
+
+/**
+ * The approval rules of a call of `tool` (the tool's, then the request's, then the agent's), and
+ * the requester who may not approve it, when its rules separate them.
+ */
+export function approvalRulesOf(
+  context: ToolRunContext,
+  tool: ToolManifest,
+): { rules: ApprovalRules; requester?: string } {
+  const { input, manifest } = context;
+  const rules = mergeRules(tool.rules, input.approvalRules, manifest.rules);
+  const requester = input.requestContext.requester;
+  return rules.separateRequester && typeof requester === 'string'
+    ? { rules, requester }
+    : { rules };
 }
 
 async function remind(

@@ -4,6 +4,12 @@ import type { DecidedBy, DecisionInput, DecisionKind } from '../common/run-types
 import { validateAgainstSchema } from './json-schema-check.js';
 import type { WaitingCall } from './waiting-call.js';
 
+/** What the rules read of a waiting call. */
+export type GovernedCall = Pick<
+  WaitingCall,
+  'toolCallId' | 'toolName' | 'approvers' | 'quorum' | 'approvals' | 'requester' | 'inputSchema'
+>;
+
 export interface Refusal {
   code: TollgateErrorCode;
   message: string;
@@ -14,7 +20,7 @@ export interface Refusal {
  * for a quorum, no self-approval, and edited arguments that fit the tool's input schema.
  */
 export function checkGovernance(
-  call: WaitingCall,
+  call: GovernedCall,
   kind: DecisionKind,
   input: DecisionInput,
 ): Refusal | undefined {
@@ -57,7 +63,7 @@ export function checkGovernance(
   return undefined;
 }
 
-function checkEdits(call: WaitingCall, args: JsonValue): Refusal | undefined {
+function checkEdits(call: GovernedCall, args: JsonValue): Refusal | undefined {
   if (call.quorum) {
     return {
       code: 'INVALID_DECISION',

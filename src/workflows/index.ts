@@ -2,3 +2,4 @@
 export { agentRun } from './agent-run.js';
 export { agentThread } from './agent-thread.js';
 export { agentDirectoryEntry } from './agent-directory.js';
+export { grantsRegistry } from './grants-registry.js';

@@ -19,6 +19,8 @@ import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
 import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
+import type { Grant } from '../common/grant-types.js';
+import { grantsFor, useGrant } from './grant-use.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -40,6 +42,7 @@ export async function runToolCalls(
   calls: ModelToolCall[],
   gates: Map<string, GateOutcome>,
 ): Promise<ToolResultPart[]> {
+  const granted = await grantsFor(context, calls, gates);
   // Each call registers its wait or its execution synchronously, before any await, so the idle
   // check below sees the whole step.
   for (const call of calls) {
@@ -48,7 +51,8 @@ export async function runToolCalls(
   }
   const results = calls.map((call, index) => {
     const gate = gates.get(call.toolCallId);
-    return runCall(context, call, gate?.gated ?? true, gate?.note, index);
+    const grant = granted.get(call.toolCallId);
+    return runCall(context, call, { gated: gate?.gated ?? true, note: gate?.note, grant }, index);
   });
   context.state.activity.announceIdle();
   return Promise.all(results);
@@ -57,11 +61,11 @@ export async function runToolCalls(
 async function runCall(
   context: ToolRunContext,
   call: ModelToolCall,
-  gated: boolean,
-  gateNote: string | undefined,
+  gate: { gated: boolean; note: string | undefined; grant: Grant | undefined },
   index: number,
 ): Promise<ToolResultPart> {
   const { state } = context;
+  const { gated, note: gateNote, grant } = gate;
   const tool = context.manifest.tools[call.toolName];
   if (!tool || call.invalidReason !== undefined) {
     const available = Object.keys(context.manifest.tools).join(', ') || 'none';
@@ -78,7 +82,9 @@ async function runCall(
       : toolError(state, call, outcome.error);
   }
   let edited: ModelToolCall | undefined;
-  if (gated) {
+  if (gated && grant) {
+    useGrant(state, call, grant);
+  } else if (gated) {
     const outcome = await awaitApproval(context, call, tool, gateNote);
     if (outcome.kind === 'expired') {
       if (outcome.onTimeout === 'fail') throw expiredFailure(call);

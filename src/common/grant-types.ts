@@ -1,0 +1,86 @@
+/**
+ * JSON-safe shapes of grants (docs/grants.md): standing approvals of one agent's tool on one
+ * memory thread or resource, for a while, kept by the grants registry workflow of a task queue.
+ */
+import type { DecidedBy } from './decision-types.js';
+import type { JsonValue } from './json.js';
+
+/** What a caller asks for: "always allow this tool here for this long". */
+export interface GrantInput {
+  agentId: string;
+  /** The tool's name as the model sees it (its key), as in policies and the audit. */
+  toolName: string;
+  /** The resource (tenant, `memory.resource`) whose runs the grant covers. */
+  resourceId: string;
+  /** Only runs of this memory thread of the resource; absent: every thread of the resource. */
+  threadId?: string;
+  /** How long the grant lasts: ms, or a duration such as `'4h'` or `'2 days'`. At most 90 days. */
+  for: string | number;
+  /** Only calls with exactly these arguments (compared by fingerprint, SPEC §4). */
+  args?: JsonValue;
+  reason?: string;
+}
+
+/** A grant as the registry keeps it and listings show it. */
+export interface Grant {
+  grantId: string;
+  agentId: string;
+  toolName: string;
+  resourceId: string;
+  threadId?: string;
+  /** Fingerprint of `{ args, toolName }` when the grant covers one set of arguments only. */
+  fingerprint?: string;
+  args?: JsonValue;
+  /** ISO-8601 times. */
+  createdAt: string;
+  expiresAt: string;
+  /** Who gave it: a grant stands in only for decisions this identity could make itself. */
+  grantedBy?: DecidedBy;
+  reason?: string;
+}
+
+/** The registry's create update: a checked grant without what the registry assigns. */
+export type GrantRequest = Omit<Grant, 'grantId' | 'createdAt' | 'expiresAt'> & {
+  durationMs: number;
+};
+
+/** A grant that no longer applies, remembered so a second revoke is told apart from a typo. */
+export interface EndedGrant {
+  grantId: string;
+  agentId: string;
+  resourceId: string;
+  ended: 'revoked' | 'expired';
+  at: string;
+  revokedBy?: DecidedBy;
+}
+
+/** What the registry holds (its workflow state, mirrored in its memo). */
+export interface GrantsState {
+  grants: Grant[];
+  ended: EndedGrant[];
+}
+
+/** The registry's revoke update. */
+export interface GrantRevocation {
+  grantId: string;
+  revokedBy?: DecidedBy;
+}
+
+/** What the gate asks the registry about one step's gated calls. */
+export interface FindGrantsInput {
+  taskQueue: string;
+  agentId: string;
+  resourceId: string;
+  threadId?: string;
+  toolNames: string[];
+}
+
+/** `approve(..., { grant })`: the decision applies and a grant for the call's tool is made. */
+export interface GrantWithDecision {
+  /** How long: ms or a duration such as `'4h'`. */
+  for: string | number;
+  /** `'thread'`: the run's memory thread only; `'resource'`: every thread of its resource. */
+  scope: 'thread' | 'resource';
+  /** Only calls with the approved call's arguments. Default false. */
+  matchArgs?: boolean;
+}

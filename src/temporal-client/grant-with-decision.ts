@@ -1,0 +1,78 @@
+import type { WorkflowExecutionDescription } from '@temporalio/client';
+import type { DecidedBy } from '../common/decision-types.js';
+import { TollgateError } from '../common/errors.js';
+import type { GrantRequest, GrantWithDecision } from '../common/grant-types.js';
+import type { PendingToolCall } from '../common/run-types.js';
+import type { Scope } from '../common/scope.js';
+import { SA_KEYS } from '../common/search-attribute-keys.js';
+import type { GrantRegistry } from './grants.js';
+
+/** What `approve(..., { grant })` needs to know of the run and its caller. */
+export interface DecisionGrantContext {
+  registry: GrantRegistry;
+  agentId: string;
+  run: WorkflowExecutionDescription;
+  /** Reads the run's waiting calls, in request order. */
+  pending: () => Promise<PendingToolCall[]>;
+  toolCallId?: string;
+  scope: Scope | undefined;
+  decidedBy?: DecidedBy;
+}
+
+/**
+ * The grant an approval gives (docs/grants.md), checked in full before the decision is sent, so
+ * a bad grant changes nothing: the call's tool, on the run's thread or resource, in the
+ * approver's name. `undefined` when no call waits as named: the decision is then refused itself.
+ *
+ * @throws TollgateError `INVALID_GRANT`, `FORBIDDEN`.
+ */
+export async function grantForDecision(
+  context: DecisionGrantContext,
+  options: GrantWithDecision,
+): Promise<GrantRequest | undefined> {
+  const { scope: kind, matchArgs } = (options ?? {}) as Partial<GrantWithDecision>;
+  if (kind !== 'thread' && kind !== 'resource') {
+    throw invalid(`grant.scope must be 'thread' or 'resource', not ${JSON.stringify(kind)}.`);
+  }
+  if (matchArgs !== undefined && typeof matchArgs !== 'boolean') {
+    throw invalid('grant.matchArgs must be true or false when given.');
+  }
+  const approvals = (await context.pending()).filter((call) => call.requiresApproval);
+  const call =
+    context.toolCallId === undefined
+      ? approvals.at(-1)
+      : approvals.find((c) => c.toolCallId === context.toolCallId);
+  if (!call) return undefined;
+  if (call.path !== undefined) {
+    throw invalid(
+      `Tool call ${call.toolCallId} waits in a sub-agent's run; grant its tool to that agent with grants.create.`,
+    );
+  }
+  const attributes = context.run.typedSearchAttributes;
+  const resourceId = attributes.get(SA_KEYS.resourceId);
+  const threadId = attributes.get(SA_KEYS.threadId);
+  if (resourceId === undefined) {
+    throw invalid(`Run ${context.run.workflowId} has no memory resource, so no grant can name it.`);
+  }
+  if (kind === 'thread' && threadId === undefined) {
+    throw invalid(`Run ${context.run.workflowId} has no memory thread; grant for its resource.`);
+  }
+  return context.registry.prepare(
+    {
+      agentId: context.agentId,
+      toolName: call.toolName,
+      resourceId,
+      ...(kind === 'thread' ? { threadId } : {}),
+      for: options.for,
+      ...(matchArgs ? { args: call.args } : {}),
+    },
+    {
+      ...(context.scope ? { scope: context.scope } : {}),
+      ...(context.decidedBy ? { identity: context.decidedBy } : {}),
+    },
+  );
+}
+
+function invalid(message: string): TollgateError {
+  return new TollgateError('INVALID_GRANT', message);
+}

@@ -1,0 +1,153 @@
+import {
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
+import type { DecidedBy } from '../common/decision-types.js';
+import { TollgateError } from '../common/errors.js';
+import type { Grant, GrantInput, GrantRequest, GrantsState } from '../common/grant-types.js';
+import { EMPTY_GRANTS, grantRequestOf, liveGrants, unknownGrant } from '../common/grants.js';
+import { grantCreateUpdate, grantRevokeUpdate } from '../common/messages.js';
+import {
+  maySeeRun,
+  requireAction,
+  requireAgent,
+  requireResource,
+  type Scope,
+} from '../common/scope.js';
+import { GRANTS_MEMO_KEY, GRANTS_WORKFLOW, grantsRegistryId } from '../common/wire.js';
+import type { AgentDirectory } from './agent-directory.js';
+import { toTollgateError } from './errors.js';
+import { sendUpdate } from './send-update.js';
+
+/** Who asks: the limits of their token and the identity grants are given in. */
+export interface GrantCaller {
+  /** Limits of the caller (README "Scopes"); without it, every agent and resource. */
+  scope?: Scope;
+  /** Recorded as `grantedBy` / `revokedBy`; a grant stands in only for this identity's approvals. */
+  identity?: DecidedBy;
+}
+
+/** Filters of `list`; each left out matches every grant. */
+export interface GrantFilter {
+  agentId?: string;
+  resourceId?: string;
+  threadId?: string;
+  toolName?: string;
+}
+
+/**
+ * The grants of one task queue (docs/grants.md), kept in Temporal only: one open `grantsRegistry`
+ * workflow, its state in its memo. Every call is held to the caller's scope: a caller grants,
+ * sees and revokes grants of the agents and resources it may decide on only.
+ */
+export class GrantRegistry {
+  constructor(
+    private readonly client: () => Promise<Client>,
+    readonly taskQueue: string,
+    private readonly directory: AgentDirectory,
+  ) {}
+
+  /**
+   * Gives a grant: calls of `toolName` on the thread or resource run without waiting until it
+   * expires, when `identity` could approve them itself (the tool's approvers, quorum and
+   * requester rules are checked at each use).
+   *
+   * @throws TollgateError `INVALID_GRANT` (bad duration, a tool the agent does not have),
+   * `FORBIDDEN` (outside the caller's scope), `AGENT_NOT_FOUND`.
+   */
+  async create(input: GrantInput, caller: GrantCaller = {}): Promise<Grant> {
+    return this.add(await this.prepare(input, caller));
+  }
+
+  /** Every check of `create`, without giving the grant: what `add` then gives. */
+  async prepare(input: GrantInput, caller: GrantCaller = {}): Promise<GrantRequest> {
+    const request = grantRequestOf(input, caller.identity);
+    requireAction(caller.scope, 'decide');
+    requireAgent(caller.scope, request.agentId);
+    requireResource(caller.scope, request.resourceId);
+    const { tools } = await this.directory.description(request.agentId);
+    if (!tools.includes(request.toolName)) {
+      throw new TollgateError(
+        'INVALID_GRANT',
+        `Agent "${request.agentId}" has no tool "${request.toolName}"; its tools: ${tools.join(', ') || 'none'}.`,
+      );
+    }
+    return request;
+  }
+
+  /** Gives a grant `prepare` checked; starts the registry on first use. */
+  async add(request: GrantRequest): Promise<Grant> {
+    const client = await this.client();
+    const id = grantsRegistryId(this.taskQueue);
+    await client.workflow.start(GRANTS_WORKFLOW, {
+      workflowId: id,
+      taskQueue: this.taskQueue,
+      args: [EMPTY_GRANTS],
+      memo: { [GRANTS_MEMO_KEY]: EMPTY_GRANTS },
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      staticSummary: `Grants of task queue ${this.taskQueue}`,
+    });
+    try {
+      return await sendUpdate(client, id, grantCreateUpdate, [request]);
+    } catch (error) {
+      throw await toTollgateError(error, id);
+    }
+  }
+
+  /** Live grants the caller may see (its agents and resources), oldest first. */
+  async list(filter: GrantFilter = {}, caller: GrantCaller = {}): Promise<Grant[]> {
+    requireAction(caller.scope, 'read');
+    const state = await readGrants(await this.client(), this.taskQueue);
+    return liveGrants(state, Date.now()).filter(
+      (grant) =>
+        maySeeRun(caller.scope, grant) &&
+        (filter.agentId === undefined || grant.agentId === filter.agentId) &&
+        (filter.resourceId === undefined || grant.resourceId === filter.resourceId) &&
+        (filter.threadId === undefined || grant.threadId === filter.threadId) &&
+        (filter.toolName === undefined || grant.toolName === filter.toolName),
+    );
+  }
+
+  /**
+   * Revokes a grant: calls made from now on wait again. A grant outside the caller's scope is
+   * reported as unknown.
+   *
+   * @throws TollgateError `GRANT_NOT_FOUND`, `GRANT_ALREADY_REVOKED`, `FORBIDDEN`.
+   */
+  async revoke(grantId: string, caller: GrantCaller = {}): Promise<Grant> {
+    requireAction(caller.scope, 'decide');
+    if (typeof grantId !== 'string' || grantId === '') {
+      throw new TollgateError('INVALID_GRANT', 'revoke() needs a grant id.');
+    }
+    const client = await this.client();
+    const state = await readGrants(client, this.taskQueue);
+    const known = [...state.grants, ...state.ended].find((grant) => grant.grantId === grantId);
+    if (!known || !maySeeRun(caller.scope, known)) throw unknownGrant(grantId);
+    const id = grantsRegistryId(this.taskQueue);
+    const revokedBy = caller.identity;
+    try {
+      return await sendUpdate(client, id, grantRevokeUpdate, [
+        { grantId, ...(revokedBy ? { revokedBy } : {}) },
+      ]);
+    } catch (error) {
+      throw await toTollgateError(error, id);
+    }
+  }
+}
+
+/** The registry's state from its memo; empty when there is none yet. */
+export async function readGrants(client: Client, taskQueue: string): Promise<GrantsState> {
+  try {
+    const description = await client.workflow.getHandle(grantsRegistryId(taskQueue)).describe();
+    if (description.type !== GRANTS_WORKFLOW || description.status.name !== 'RUNNING') {
+      return EMPTY_GRANTS;
+    }
+    return (description.memo?.[GRANTS_MEMO_KEY] as GrantsState | undefined) ?? EMPTY_GRANTS;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return EMPTY_GRANTS;
+    throw await toTollgateError(error, grantsRegistryId(taskQueue));
+  }
+}

@@ -1,0 +1,102 @@
+import { log, patched, workflowInfo } from '@temporalio/workflow';
+import type { Grant } from '../common/grant-types.js';
+import { grantCovers } from '../common/grants.js';
+import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
+import { findGrants } from './activity-calls.js';
+import { approvalRulesOf } from './approval-wait.js';
+import { auditRef } from './audit-log.js';
+import type { GateOutcome } from './gates.js';
+import { checkGovernance } from './governance.js';
+import type { RunState } from './run-state.js';
+import type { ToolRunContext } from './tool-run-context.js';
+
+/** Patch of the gate: gated calls covered by a grant run without waiting (docs/grants.md). */
+export const GRANTS_PATCH = 'tollgate-grants';
+
+/**
+ * The grants that let this step's gated calls run without waiting, by tool call id. Asked only
+ * for runs with a resource (every grant names one) that have gated calls of their own tools, in
+ * one activity per step; a registry that cannot be read leaves every call waiting (fail safe).
+ */
+export async function grantsFor(
+  context: ToolRunContext,
+  calls: ModelToolCall[],
+  gates: Map<string, GateOutcome>,
+): Promise<Map<string, Grant>> {
+  const granted = new Map<string, Grant>();
+  const { input, manifest } = context;
+  const { resourceId, threadId } = input;
+  if (resourceId === undefined) return granted;
+  const candidates = calls.filter((call) => {
+    const tool = manifest.tools[call.toolName];
+    const gated = gates.get(call.toolCallId)?.gated ?? true;
+    return gated && tool !== undefined && !tool.delegate && call.invalidReason === undefined;
+  });
+  if (candidates.length === 0 || !patched(GRANTS_PATCH)) return granted;
+  let found: Grant[];
+  try {
+    found = await findGrants({
+      taskQueue: workflowInfo().taskQueue,
+      agentId: manifest.agentId,
+      resourceId,
+      ...(threadId !== undefined ? { threadId } : {}),
+      toolNames: [...new Set(candidates.map((call) => call.toolName))],
+    });
+  } catch (error) {
+    log.warn('Grants could not be read; the calls wait for a decision', { error: String(error) });
+    return granted;
+  }
+  const run = { agentId: manifest.agentId, resourceId, threadId };
+  for (const call of candidates) {
+    const tool = manifest.tools[call.toolName]!;
+    const grant = found.find(
+      (g) => grantCovers(g, run, call, Date.now()) && standsIn(context, call, tool, g),
+    );
+    if (grant) granted.set(call.toolCallId, grant);
+  }
+  return granted;
+}
+
+/**
+ * A grant stands in for its granter's approval only where that approval would be accepted: the
+ * call's approvers, its requester rule, and never for a quorum of more than one.
+ */
+function standsIn(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  tool: ToolManifest,
+  grant: Grant,
+): boolean {
+  const { rules, requester } = approvalRulesOf(context, tool);
+  if ((rules.quorum ?? 1) > 1) return false;
+  const governed = {
+    ...auditRef(call),
+    ...(rules.approvers ? { approvers: rules.approvers } : {}),
+    ...(requester !== undefined ? { requester } : {}),
+  };
+  const decidedBy = grant.grantedBy;
+  return checkGovernance(governed, 'approve', decidedBy ? { decidedBy } : {}) === undefined;
+}
+
+/** Records that `grant` approved `call`: the audit shows the grant and who gave it. */
+export function useGrant(state: RunState, call: ModelToolCall, grant: Grant): void {
+  state.calls.decided.add(call.toolCallId);
+  const grantedBy = grant.grantedBy;
+  state.audit.add({
+    type: 'grant-used',
+    ...auditRef(call),
+    grantId: grant.grantId,
+    ...(grantedBy ? { grantedBy } : {}),
+    fingerprint: call.fingerprint,
+    expiresAt: grant.expiresAt,
+  });
+  state.audit.add({
+    type: 'decision',
+    ...auditRef(call),
+    decision: 'approved',
+    channel: 'grant',
+    fingerprint: call.fingerprint,
+    ...(grantedBy ? { decidedBy: grantedBy } : {}),
+    grantId: grant.grantId,
+  });
+}
