@@ -21,7 +21,11 @@ import type {
   ToolManifest,
   ToolNaming,
 } from '../common/run-types.js';
-import { localModelStep, modelStepsAreLocal } from './local-execution.js';
+import type {
+  CompactConversationInput,
+  CompactedConversation,
+} from '../common/compaction-types.js';
+import { localCompactConversation, localModelStep, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
 const NON_RETRYABLE = [
@@ -77,6 +81,27 @@ export function modelStep(
     },
     [input],
   );
+}
+
+/** A compaction hook may call a model: it gets a model call's time, and heartbeats. */
+const COMPACTION: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: {
+    maximumAttempts: 3,
+    initialInterval: '2 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
+
+/** Runs the agent's compaction hook, locally when the agent's model steps are local. */
+export function compactConversation(
+  manifest: AgentManifest,
+  input: CompactConversationInput,
+): Promise<CompactedConversation> {
+  const summary = `compact conversation after step ${input.step}`;
+  if (modelStepsAreLocal(manifest)) return localCompactConversation(input, summary);
+  return control.compactConversation.executeWithOptions({ ...COMPACTION, summary }, [input]);
 }
 
 function retryOf(retry: RetrySpec): ActivityOptions['retry'] {
