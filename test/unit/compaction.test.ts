@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ModelMessage } from 'ai';
 import { checkCompaction } from '../../src/activities/compaction-check.js';
+import { ConversationCache, wholeConversation } from '../../src/activities/conversation-cache.js';
 import { jsonBytes } from '../../src/common/continued-run.js';
 import type { JsonValue } from '../../src/common/json.js';
 import {
@@ -161,5 +162,30 @@ describe('the conversation option', () => {
     ).toThrow(/below history.carryMaxBytes \(50000\)/);
     const agent = new Agent({ id: 'a', model, conversation: { compact: keepRecentMessages(1) } });
     expect(agent.conversation?.compactAboveBytes).toBe(1_000_000);
+  });
+});
+
+describe('the conversation cache', () => {
+  it('never answers a prefix cached before a compaction for the compacted conversation', async () => {
+    const cache = new ConversationCache();
+    const old = conversation(3) as unknown as JsonValue[];
+    cache.set('run-1', old);
+    expect(cache.get('run-1', old.length)).toBe(old);
+    expect(cache.get('run-1', old.length, 1)).toBeUndefined();
+    const read: number[] = [];
+    const source = {
+      conversations: cache,
+      readConversation: async (_runId: string, upTo: number) => {
+        read.push(upTo);
+        return old.slice(0, upTo).map(() => 'from the run' as JsonValue);
+      },
+    };
+    const whole = await wholeConversation(source, 'run-1', {
+      from: old.length,
+      messages: [],
+      generation: 1,
+    });
+    expect(read).toEqual([old.length]);
+    expect(whole.every((message) => message === 'from the run')).toBe(true);
   });
 });
