@@ -5,6 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
+import type proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { workflowBundle } from '../src/worker.js';
+import { COMPACTION_PATCH } from '../src/workflows/compaction.js';
 import {
   Agent,
   keepRecentMessages,
@@ -56,6 +60,17 @@ function countingAgent(id: string, compact?: ConversationCompactor, local = fals
 const conversationOf = (model: ScriptedModel, index: number) =>
   model.prompts[index]!.filter((message) => message.role !== 'system');
 
+/** The ids of the patches a history recorded (markers named `core_patch`). */
+function patchesOf(history: proto.temporal.api.history.v1.IHistory): string[] {
+  return (history.events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    return (marker.details?.['patch-data']?.payloads ?? []).map(
+      (payload) => (JSON.parse(new TextDecoder().decode(payload.data!)) as { id: string }).id,
+    );
+  });
+}
+
 const compactionsOf = (audit: AuditEntry[]) =>
   audit.filter((entry): entry is CompactionAuditEntry => entry.type === 'compaction');
 
@@ -94,6 +109,26 @@ describe('conversation compaction', () => {
       new TextDecoder().decode(started.input!.payloads![0]!.data!),
     ) as RunInput;
     return (input.continued?.executions ?? 0) + 1;
+  }
+
+  /**
+   * Replays every execution of the run against the current workflow code and returns how many
+   * recorded the compaction patch.
+   */
+  async function replayEveryExecution(workflowId: string): Promise<number> {
+    let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+    let patchedExecutions = 0;
+    while (runId) {
+      const history: proto.temporal.api.history.v1.IHistory = await client.workflow
+        .getHandle(workflowId, runId)
+        .fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, runId);
+      if (patchesOf(history).includes(COMPACTION_PATCH)) patchedExecutions++;
+      runId =
+        history.events![0]!.workflowExecutionStartedEventAttributes!.continuedExecutionRunId ||
+        undefined;
+    }
+    return patchedExecutions;
   }
 
   /** Each compaction's next model step was sent the compacted conversation, not the old one. */
@@ -147,6 +182,7 @@ describe('conversation compaction', () => {
     expect(thread).toHaveLength(final.length + 1);
     expect(JSON.stringify(thread).match(/Count, please\./g)).toHaveLength(1);
     expect(JSON.stringify(thread.at(-1))).toContain(`Counted to ${STEPS}.`);
+    expect(await replayEveryExecution(stream.runId)).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it('fails typed, naming the compaction option, when a run without it outgrows the carry limit', async () => {
@@ -177,6 +213,8 @@ describe('conversation compaction', () => {
     expect(JSON.stringify(first[1])).toContain('Counted some numbers already.');
     expect(JSON.stringify(first[1])).toContain(SUMMARY_PREFIX.split('\n')[0]);
     expect(first).toHaveLength(compactions[0]!.messagesAfter);
+    // The patch is decided before the first local step, so replay finds its marker where it was.
+    expect(await replayEveryExecution(stream.runId)).toBeGreaterThanOrEqual(2);
   }, 120_000);
 
   it('fails the run with INVALID_COMPACTION when the hook orphans a tool result, changing nothing', async () => {

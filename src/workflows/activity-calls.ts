@@ -25,7 +25,7 @@ import type {
   CompactConversationInput,
   CompactedConversation,
 } from '../common/compaction-types.js';
-import { localCompactConversation, localModelStep, modelStepsAreLocal } from './local-execution.js';
+import { localModelStep, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
 const NON_RETRYABLE = [
@@ -94,14 +94,18 @@ const COMPACTION: ActivityOptions = {
   },
 };
 
-/** Runs the agent's compaction hook, locally when the agent's model steps are local. */
+/**
+ * Runs the agent's compaction hook. Always an ordinary activity, even for local-mode runs: a local
+ * activity's result may reach the workflow a task later than on replay, and the continue-as-new
+ * that follows reads the history's length, which must be the same on replay.
+ */
 export function compactConversation(
-  manifest: AgentManifest,
   input: CompactConversationInput,
 ): Promise<CompactedConversation> {
-  const summary = `compact conversation after step ${input.step}`;
-  if (modelStepsAreLocal(manifest)) return localCompactConversation(input, summary);
-  return control.compactConversation.executeWithOptions({ ...COMPACTION, summary }, [input]);
+  return control.compactConversation.executeWithOptions(
+    { ...COMPACTION, summary: `compact conversation after step ${input.step}` },
+    [input],
+  );
 }
 
 function retryOf(retry: RetrySpec): ActivityOptions['retry'] {

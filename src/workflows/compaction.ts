@@ -59,11 +59,11 @@ export class ConversationTrack {
     const settings = this.manifest.conversation;
     if (!settings || this.bytes <= settings.compactAboveBytes || !patched(COMPACTION_PATCH)) return;
     const { state } = this;
-    const result = await compactConversation(this.manifest, {
+    const result = await compactConversation({
       runId: state.runId,
       agentId: this.manifest.agentId,
       step,
-      // A local step never left its conversation in a cache the run counts on.
+      // Local steps are sent the whole conversation: the run counts on no worker's cache.
       conversation: this.refFrom(modelStepsAreLocal(this.manifest) ? 0 : this.knownToWorker),
       recalled: this.recalled,
       maxBytes: historyLimitsOf(this.manifest).carryMaxBytes,

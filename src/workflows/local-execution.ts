@@ -3,10 +3,6 @@ import type { TollgateActivities } from '../activities/index.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
 import type {
-  CompactConversationInput,
-  CompactedConversation,
-} from '../common/compaction-types.js';
-import type {
   AgentManifest,
   ExecuteToolInput,
   ExecuteToolOutput,
@@ -62,21 +58,6 @@ export function localModelStep(
 ): Promise<ModelStepOutput> {
   return local.modelStep.executeWithOptions(
     localOptions(settings.timeoutMs, settings.retry, `model step ${input.step} (local)`),
-    [input],
-  );
-}
-
-/** A compaction of a local-mode run: local like its model steps, so its input is not recorded. */
-export function localCompactConversation(
-  input: CompactConversationInput,
-  summary: string,
-): Promise<CompactedConversation> {
-  return local.compactConversation.executeWithOptions(
-    localOptions(
-      10 * 60_000,
-      { maximumAttempts: 3, initialIntervalMs: 2000 },
-      `${summary} (local)`,
-    ),
     [input],
   );
 }
