@@ -5,7 +5,8 @@
  * the executions the run took, the events and bytes of each, and checks that the stream read
  * back from offset 0 holds every step once, with continuous offsets.
  * Run with `npm run bench:long-run -- --steps 6000`. `--keep 200` gives the agent
- * `conversation: { compact: keepRecentMessages(200) }` (default threshold, 1 MB), so the
+ * `conversation: { compact: keepRecentMessages(200) }` (the default threshold, or
+ * `--compact-above` bytes), so the
  * conversation stays bounded and the run is no longer limited by `history.carryMaxBytes`; it also
  * prints the compactions and the worker's peak RSS.
  */
@@ -15,6 +16,7 @@ import proto from '@temporalio/proto';
 import { z } from 'zod';
 import { Agent, createTool, keepRecentMessages, type CompactionAuditEntry } from '../src/index.js';
 import type { RunInput } from '../src/common/run-types.js';
+import { DEFAULT_COMPACT_ABOVE_BYTES } from '../src/common/compaction-types.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/scripted-model.js';
 import { loopPrompt } from './bench-model.js';
 import { environmentFacts, startEnvironment } from './environment.js';
@@ -35,7 +37,13 @@ const options = parseIntOptions('long-run', process.argv.slice(2), {
     default: 0,
     min: 0,
     max: 100_000,
-    help: 'compact the conversation with keepRecentMessages(keep) above 1 MB (0: no compaction)',
+    help: 'compact the conversation with keepRecentMessages(keep) (0: no compaction)',
+  },
+  'compact-above': {
+    default: DEFAULT_COMPACT_ABOVE_BYTES,
+    min: 1,
+    max: 1_899_999,
+    help: 'conversation.compactAboveBytes with --keep',
   },
 });
 const eventsLimit = options['events-limit'];
@@ -52,7 +60,14 @@ function longAgent(): Agent {
     // Thousands of steps: the model must not keep every prompt (each holds the conversation).
     model: scriptedModel(tickPicker, AGENT_ID, { recordPrompts: false }),
     tools: { tick },
-    ...(options.keep > 0 ? { conversation: { compact: keepRecentMessages(options.keep) } } : {}),
+    ...(options.keep > 0
+      ? {
+          conversation: {
+            compact: keepRecentMessages(options.keep),
+            compactAboveBytes: options['compact-above'],
+          },
+        }
+      : {}),
   });
 }
 
@@ -174,7 +189,7 @@ async function main(): Promise<void> {
           .map((e, i) => (executions[i + 1]?.firstStep ?? options.steps + 1) - e.firstStep)
           .join(', ')}`,
         `stream read back from offset 0: ${offset} chunks, ${steps} steps, each once, offsets continuous`,
-        `compaction: ${options.keep > 0 ? `keepRecentMessages(${options.keep}) above 1 MB` : 'none'}; ${compactions.length} compactions${compactions
+        `compaction: ${options.keep > 0 ? `keepRecentMessages(${options.keep}) above ${options['compact-above']} bytes` : 'none'}; ${compactions.length} compactions${compactions
           .slice(0, 3)
           .map(
             (c) =>

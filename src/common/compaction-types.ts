@@ -1,12 +1,13 @@
 import type { JsonValue } from './json.js';
 
 /**
- * Default `conversation.compactAboveBytes`: about half of `history.carryMaxBytes` (1.9 MB). A run
- * compacts at a step boundary once its conversation passes this, so what it carries when it next
- * continues as new is this much plus at most one step's growth, with room left for its audit;
- * and 1 MB of JSON (≈ 250k tokens) is past most models' context windows anyway.
+ * Default `conversation.compactAboveBytes`: about a quarter of `history.carryMaxBytes` (1.9 MB).
+ * A run compacts at a step boundary once its conversation passes this, so what it carries when it
+ * next continues as new is this much plus at most one step's growth. The rest is for its audit,
+ * which is carried whole and grows by ≈ 130 bytes a tool call (≈ 10,000 calls fit). 500 KB of JSON
+ * (≈ 125k tokens) is about the largest context window models commonly have.
  */
-export const DEFAULT_COMPACT_ABOVE_BYTES = 1_000_000;
+export const DEFAULT_COMPACT_ABOVE_BYTES = 500_000;
 
 /** Present in the manifest of an agent with `conversation.compact`. */
 export interface CompactionManifest {

@@ -34,7 +34,7 @@ export type ConversationCompactor = (
 export interface ConversationOptions {
   /**
    * At a step boundary, a run whose conversation (as JSON) is larger than this compacts it with
-   * `compact`, bytes. Default 1,000,000 (about half of `history.carryMaxBytes`); set it to what
+   * `compact`, bytes. Default 500,000 (about a quarter of `history.carryMaxBytes`); set it to what
    * your model's context window holds. Must be below `history.carryMaxBytes`.
    */
   compactAboveBytes?: number;

@@ -92,8 +92,9 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);
   if (bytes > limits.carryMaxBytes) {
+    const audit = jsonBytes(state.audit.entries);
     throw tooLarge(
-      `Run ${state.runId} cannot continue as new: what it must carry (its conversation and audit) is ${bytes} bytes, over history.carryMaxBytes (${limits.carryMaxBytes}, below Temporal's 2 MB payload limit); give the agent conversation: { compact: keepRecentMessages(...) } (or summarizeOlderMessages) to keep long runs' conversations bounded, or start a new run with a shorter conversation.`,
+      `Run ${state.runId} cannot continue as new: what it must carry is ${bytes} bytes (its audit trail ${audit} of them, the rest mostly its conversation), over history.carryMaxBytes (${limits.carryMaxBytes}, below Temporal's 2 MB payload limit); give the agent conversation: { compact: keepRecentMessages(...) } (or summarizeOlderMessages), or a lower conversation.compactAboveBytes, to keep long runs' conversations bounded, or start a new run with a shorter conversation.`,
     );
   }
   await continueAsNew<(input: RunInput) => Promise<unknown>>(next);

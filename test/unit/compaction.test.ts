@@ -161,7 +161,7 @@ describe('the conversation option', () => {
         }),
     ).toThrow(/below history.carryMaxBytes \(50000\)/);
     const agent = new Agent({ id: 'a', model, conversation: { compact: keepRecentMessages(1) } });
-    expect(agent.conversation?.compactAboveBytes).toBe(1_000_000);
+    expect(agent.conversation?.compactAboveBytes).toBe(500_000);
   });
 });
 
