@@ -4,16 +4,27 @@
  * terminate a run at 51,200 events (≈4,260 steps before runs continued as new). Prints the time,
  * the executions the run took, the events and bytes of each, and checks that the stream read
  * back from offset 0 holds every step once, with continuous offsets.
- * Run with `npm run bench:long-run -- --steps 6000`.
+ * Run with `npm run bench:long-run -- --steps 6000`. `--keep 200` gives the agent
+ * `conversation: { compact: keepRecentMessages(200) }` (the default threshold, or
+ * `--compact-above` bytes), so the
+ * conversation stays bounded and the run is no longer limited by `history.carryMaxBytes`; it also
+ * prints the compactions and the worker's peak RSS.
  */
 import './quiet-runtime.js';
 import { loadavg } from 'node:os';
 import proto from '@temporalio/proto';
 import { z } from 'zod';
-import { Agent, createTool } from '../src/index.js';
+import {
+  Agent,
+  AgentClient,
+  createTool,
+  keepRecentMessages,
+  type CompactionAuditEntry,
+} from '../src/index.js';
 import type { RunInput } from '../src/common/run-types.js';
-import { scriptedModel } from '../src/testing/scripted-model.js';
-import { loopPicker, loopPrompt } from './bench-model.js';
+import { DEFAULT_COMPACT_ABOVE_BYTES } from '../src/common/compaction-types.js';
+import { scriptedModel, type TurnPicker } from '../src/testing/scripted-model.js';
+import { loopPrompt } from './bench-model.js';
 import { environmentFacts, startEnvironment } from './environment.js';
 import { parseIntOptions } from './support/args.js';
 import { expectThat, progress } from './stats.js';
@@ -28,6 +39,24 @@ const options = parseIntOptions('long-run', process.argv.slice(2), {
     max: 51_200,
     help: "the server's limit.historyCount.error (0: Temporal's default, 51,200); it suggests continue-as-new at a quarter of it",
   },
+  keep: {
+    default: 0,
+    min: 0,
+    max: 100_000,
+    help: 'compact the conversation with keepRecentMessages(keep) (0: no compaction)',
+  },
+  'read-back': {
+    default: 1,
+    min: 0,
+    max: 1,
+    help: 'read the whole stream back from offset 0 and check it (1) or not (0)',
+  },
+  'compact-above': {
+    default: DEFAULT_COMPACT_ABOVE_BYTES,
+    min: 1,
+    max: 1_899_999,
+    help: 'conversation.compactAboveBytes with --keep',
+  },
 });
 const eventsLimit = options['events-limit'];
 
@@ -41,10 +70,35 @@ function longAgent(): Agent {
   return new Agent({
     id: AGENT_ID,
     // Thousands of steps: the model must not keep every prompt (each holds the conversation).
-    model: scriptedModel(loopPicker({ toolName: 'tick' }), AGENT_ID, { recordPrompts: false }),
+    model: scriptedModel(tickPicker, AGENT_ID, { recordPrompts: false }),
     tools: { tick },
+    ...(options.keep > 0
+      ? {
+          conversation: {
+            compact: keepRecentMessages(options.keep),
+            compactAboveBytes: options['compact-above'],
+          },
+        }
+      : {}),
   });
 }
+
+/**
+ * Calls `tick` at steps 1..N-1 and answers at step N. The step is the last tick's result plus
+ * one, read from the prompt's end: a compacted prompt no longer holds every earlier step.
+ */
+const tickPicker: TurnPicker = (prompt) => {
+  const request = prompt.find((message) => message.role === 'user');
+  const target = Number(/Work for (\d+) steps/.exec(JSON.stringify(request))?.[1]);
+  const last = prompt.filter((message) => message.role === 'tool').at(-1);
+  const done = last ? Number(/"value":(\d+)/.exec(JSON.stringify(last))?.[1]) : 0;
+  const step = done + 1;
+  if (!Number.isInteger(target) || !Number.isInteger(done)) {
+    throw new Error(`Bench model: cannot tell the step from the prompt's end (${step}/${target}).`);
+  }
+  if (step >= target) return { text: `Step ${step}. Finished after ${step} steps.` };
+  return { text: `Step ${step}.`, toolCalls: [{ toolName: 'tick', args: { step } }] };
+};
 
 interface ExecutionFacts {
   runId: string;
@@ -72,8 +126,20 @@ async function main(): Promise<void> {
     const agent = env.tollgate.getAgent(AGENT_ID);
     progress(`one run of ${options.steps} steps`);
     const started = Date.now();
-    const output = await agent.generate(loopPrompt(options.steps), { maxSteps: options.steps });
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 1000);
+    const output = await agent
+      .generate(loopPrompt(options.steps), { maxSteps: options.steps })
+      .finally(() => clearInterval(sampler));
     const seconds = (Date.now() - started) / 1000;
+    const compactions = (await agent.getAuditTrail(output.runId)).filter(
+      (entry): entry is CompactionAuditEntry => entry.type === 'compaction',
+    );
+    console.log(
+      `run ${output.runId}: ${output.finishReason} after ${output.steps.length} steps in ${seconds.toFixed(1)} s; ${compactions.length} compactions; worker peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
+    );
     expectThat(
       output.finishReason === 'stop',
       `run ${output.runId} finished with ${output.finishReason} ${output.error ?? ''}`,
@@ -103,22 +169,7 @@ async function main(): Promise<void> {
       runId = first.continuedExecutionRunId || undefined;
     }
 
-    progress('reading the stream back from offset 0 across every execution');
-    const observed = await agent.observe({ runId: output.runId, offset: 0 });
-    let offset = 0;
-    let steps = 0;
-    for await (const chunk of observed.fullStream) {
-      offset++;
-      if (chunk.type === 'step-start') {
-        steps++;
-        expectThat(
-          chunk.payload.step === steps,
-          `step ${chunk.payload.step} came after ${steps - 1}`,
-        );
-      }
-    }
-    expectThat(steps === options.steps, `the stream read back holds ${steps} steps`);
-    expectThat((await observed.nextOffset) === offset, 'the read-back offsets are not continuous');
+    const readBack = options['read-back'] === 1 ? await readStreamBack(agent, output.runId) : '';
 
     const events = executions.map((e) => e.events);
     console.log(
@@ -134,13 +185,45 @@ async function main(): Promise<void> {
         `steps per execution: ${executions
           .map((e, i) => (executions[i + 1]?.firstStep ?? options.steps + 1) - e.firstStep)
           .join(', ')}`,
-        `stream read back from offset 0: ${offset} chunks, ${steps} steps, each once, offsets continuous`,
+        readBack || 'stream not read back (--read-back 0)',
+        `compaction: ${options.keep > 0 ? `keepRecentMessages(${options.keep}) above ${options['compact-above']} bytes` : 'none'}; ${compactions.length} compactions${compactions
+          .slice(0, 3)
+          .map(
+            (c) =>
+              `; after step ${c.step}: ${c.bytesBefore} → ${c.bytesAfter} bytes, ${c.messagesDropped} messages dropped`,
+          )
+          .join('')}`,
+        `worker (this process, with the clients) peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB`,
       ].join('\n'),
     );
   } finally {
     progress('shutting down');
     await env.close();
   }
+}
+
+/**
+ * Reads the run's stream from offset 0 across every execution and checks every step is there
+ * once, offsets continuous. Slow for long runs: each slice of an old execution replays it.
+ */
+async function readStreamBack(agent: AgentClient, runId: string): Promise<string> {
+  progress('reading the stream back from offset 0 across every execution');
+  const observed = await agent.observe({ runId, offset: 0 });
+  let offset = 0;
+  let steps = 0;
+  for await (const chunk of observed.fullStream) {
+    offset++;
+    if (chunk.type === 'step-start') {
+      steps++;
+      expectThat(
+        chunk.payload.step === steps,
+        `step ${chunk.payload.step} came after ${steps - 1}`,
+      );
+    }
+  }
+  expectThat(steps === options.steps, `the stream read back holds ${steps} steps`);
+  expectThat((await observed.nextOffset) === offset, 'the read-back offsets are not continuous');
+  return `stream read back from offset 0: ${offset} chunks, ${steps} steps, each once, offsets continuous`;
 }
 
 /** Bytes of the execution's history as the server stores it (protobuf). */

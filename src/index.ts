@@ -10,6 +10,16 @@ export {
   type ToolApprovalPolicy,
 } from './definitions/agent.js';
 export type { ApprovalPolicy, ReminderInfo } from './definitions/approval-policy.js';
+export type {
+  CompactionInfo,
+  ConversationCompactor,
+  ConversationOptions,
+} from './definitions/conversation-options.js';
+export {
+  keepRecentMessages,
+  summarizeOlderMessages,
+  type SummarizeOptions,
+} from './definitions/compaction-strategies.js';
 export {
   createTool,
   type Tool,
@@ -68,6 +78,8 @@ export type {
 } from './common/chunks.js';
 export type {
   AuditEntry,
+  CompactionAuditEntry,
+  ToolCallAuditEntry,
   DecisionChannel,
   PendingToolCall,
   DecisionInput,

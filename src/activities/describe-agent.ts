@@ -52,6 +52,9 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     history: { ...DEFAULT_HISTORY_LIMITS, ...definedOnly(agent.history) },
     ...(agentRules ? { rules: agentRules } : {}),
     ...(agent.execution.modelSteps === 'local' ? { execution: { modelSteps: 'local' } } : {}),
+    ...(agent.conversation?.compactAboveBytes !== undefined
+      ? { conversation: { compactAboveBytes: agent.conversation.compactAboveBytes } }
+      : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:

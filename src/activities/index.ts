@@ -18,6 +18,8 @@ import { Checkpoints } from './checkpoints.js';
 import { classified } from './failures.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { runModelStep } from './model-step.js';
+import { compactConversation } from './compact-conversation.js';
+import type { CompactConversationInput } from '../common/compaction-types.js';
 import { evaluateAgentPolicies } from './tool-policies.js';
 import { extractResumeData } from './extract-resume-data.js';
 import { createMemoryActivities, type ThreadSettings } from './memory.js';
@@ -64,6 +66,12 @@ export function createActivities(deps: ActivityDeps) {
             { agents: deps.agents, bus: deps.bus, conversations, readConversation },
             input,
           ),
+        ),
+      ),
+    compactConversation: (input: CompactConversationInput) =>
+      classified(() =>
+        whileHeartbeating(() =>
+          compactConversation({ agents: deps.agents, conversations, readConversation }, input),
         ),
       ),
     executeTool: (input: ExecuteToolInput) =>

@@ -14,15 +14,12 @@ import { textDeltasField } from '../common/step-text.js';
 import type { Agent } from '../definitions/agent.js';
 import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { AgentRegistry } from './agent-registry.js';
-import type { ConversationCache } from './conversation-cache.js';
+import { wholeConversation, type ConversationSource } from './conversation-cache.js';
 import { resolveModel } from './resolve-model.js';
 import { checkOutputSize } from './step-size.js';
 
-export interface ModelStepDeps {
+export interface ModelStepDeps extends ConversationSource {
   agents: AgentRegistry;
-  conversations: ConversationCache;
-  /** Reads the first `upTo` messages back from the run, when this worker does not hold them. */
-  readConversation(runId: string, upTo: number): Promise<JsonValue[]>;
   bus: LiveDeltaTransport;
 }
 
@@ -39,7 +36,7 @@ export async function runModelStep(
   input: ModelStepInput,
 ): Promise<ModelStepOutput> {
   const agent = deps.agents.require(input.agentId);
-  const messages = await conversation(deps, input);
+  const messages = await wholeConversation(deps, input.runId, input.conversation);
   const context = Context.current();
   const attempt = { step: input.chunkOffset, attempt: context.info.attempt };
   const result = streamText({
@@ -105,7 +102,11 @@ export async function runModelStep(
     usage: usageOf(await result.totalUsage),
   };
   checkOutputSize(agent, input, output);
-  deps.conversations.set(input.runId, [...messages, ...responseMessages]);
+  deps.conversations.set(
+    input.runId,
+    [...messages, ...responseMessages],
+    input.conversation.generation,
+  );
   return output;
 }
 
@@ -135,16 +136,6 @@ async function withdrawLiveText(
     new Promise((resolve) => (timer = setTimeout(resolve, WITHDRAWAL_WAIT_MS))),
   ]);
   clearTimeout(timer);
-}
-
-async function conversation(deps: ModelStepDeps, input: ModelStepInput): Promise<JsonValue[]> {
-  const { from, messages } = input.conversation;
-  const prefix =
-    from === 0
-      ? []
-      : (deps.conversations.get(input.runId, from) ??
-        (await deps.readConversation(input.runId, from)));
-  return [...prefix, ...messages];
 }
 
 /** The tool sets of each agent, by tool naming. */

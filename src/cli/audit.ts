@@ -20,13 +20,13 @@ export const audit: CommandHandler = async (input) => {
     const rows = entries.map((entry) => [
       entry.at,
       entry.type,
-      `${toolLabel(entry)} ${entry.toolCallId}`,
+      entry.type === 'compaction' ? '(run)' : `${toolLabel(entry)} ${entry.toolCallId}`,
       truncate(detail(entry), DETAIL_CHARS),
     ]);
     output.line(
       rows.length > 0
         ? formatTable(['AT', 'WHAT', 'CALL', 'DETAIL'], rows)
-        : `Run ${runId} has no gated or suspended calls.`,
+        : `Run ${runId} has no gated or suspended calls and no compactions.`,
     );
     return EXIT.ok;
   } finally {
@@ -58,5 +58,7 @@ function detail(entry: AuditEntry): string {
       return `reminder after ${Math.round(entry.waitedMs / 1000)} s`;
     case 'grant-used':
       return `ran under grant ${entry.grantId} given by ${entry.grantedBy?.id ?? 'unknown'} (expires ${entry.expiresAt})`;
+    case 'compaction':
+      return `conversation compacted after step ${entry.step}: ${entry.bytesBefore} → ${entry.bytesAfter} bytes, ${entry.messagesDropped} of ${entry.messagesBefore} messages dropped`;
   }
 }

@@ -5,7 +5,10 @@ import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
-export type AuditEntry = {
+export type AuditEntry = ToolCallAuditEntry | CompactionAuditEntry;
+
+/** An entry about one tool call: its gate, request, decisions, expiry and reminders. */
+export type ToolCallAuditEntry = {
   at: string;
   toolCallId: string;
   toolName: string;
@@ -52,6 +55,27 @@ export type AuditEntry = {
   | { type: 'expiry'; onTimeout: 'decline' | 'approve' | 'fail' }
   | { type: 'reminder'; waitedMs: number }
 );
+
+/**
+ * The run compacted its conversation (`conversation.compact`, docs/long-runs.md) at the end of
+ * step `step`. About the whole run, so it names no tool call.
+ */
+export interface CompactionAuditEntry {
+  at: string;
+  type: 'compaction';
+  /** None: the entry is about the whole run (declared so reading them off any entry compiles). */
+  toolCallId?: undefined;
+  toolName?: undefined;
+  toolId?: undefined;
+  step: number;
+  /** The conversation's size as JSON (UTF-8) before and after, bytes. */
+  bytesBefore: number;
+  bytesAfter: number;
+  messagesBefore: number;
+  messagesAfter: number;
+  /** Messages of the old conversation that are not in the new one unchanged. */
+  messagesDropped: number;
+}
 
 /** A call that waits for a person, as reminders and channel notices describe it. */
 export interface WaitingCallFacts {

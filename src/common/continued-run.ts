@@ -62,6 +62,8 @@ export interface ContinuedRun {
   knownToWorker: number;
   /** A sub-agent's run: the version of its last report to its parent. */
   parentReports: number;
+  /** Compactions of the conversation so far (`conversation.compact`); absent: none. */
+  compactions?: number;
 }
 
 /** Bytes of a value as JSON (UTF-8), close to what Temporal's payload converter stores. */

@@ -56,6 +56,8 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_FAILED',
   // Long runs (issue 13.3): a step that cannot fit in one Temporal history.
   'RUN_HISTORY_TOO_LARGE',
+  // Conversation compaction (issue 13.3): a `conversation.compact` hook returned an unusable result.
+  'INVALID_COMPACTION',
   // The chat UI bridge (src/server/chat): an approval id that names no call of the chat.
   'INVALID_APPROVAL_ID',
   // Grants (issue 17.4, docs/grants.md).

@@ -1,6 +1,7 @@
 import type { ChannelManifest } from './channel-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
 import type { ApprovalRules } from './approval-rules.js';
+import type { CompactionManifest, ConversationRef } from './compaction-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 
@@ -69,6 +70,8 @@ export interface AgentManifest {
   history?: HistoryLimits;
   /** Present when the agent runs its model steps as local activities. */
   execution?: { modelSteps: 'local' };
+  /** Present when the agent compacts long conversations (`conversation.compact`). */
+  conversation?: CompactionManifest;
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
@@ -183,7 +186,7 @@ export interface ModelStepInput {
   /** Offset in the chunk log where this step's streamed chunks start. */
   chunkOffset: number;
   /** The conversation from message `from` on; the worker keeps (or queries) the earlier part. */
-  conversation: { from: number; messages: JsonValue[] };
+  conversation: ConversationRef;
   /** The run's tool naming; absent: by id (runs started before `tollgate-tool-keys`). */
   toolNaming?: 'key';
 }
@@ -268,6 +271,13 @@ export interface SuspendedRun {
   unavailable?: true;
 }
 
-export type { AuditEntry, DecisionChannel, ReminderInfo, ReminderInput } from './audit-types.js';
+export type {
+  AuditEntry,
+  CompactionAuditEntry,
+  DecisionChannel,
+  ReminderInfo,
+  ReminderInput,
+  ToolCallAuditEntry,
+} from './audit-types.js';
 export type { AppliedDecision, DecidedBy, DecisionInput, DecisionKind } from './decision-types.js';
 export type { ThreadAppend, ThreadInput, ThreadRef } from './thread-types.js';

@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import type { ToolNaming } from '../common/run-types.js';
 import type { HistoryLimits } from '../common/continued-run.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
+import { checkConversationOptions, type ConversationOptions } from './conversation-options.js';
 import { TOOL_NAME, type Tool, type ToolExecutionContext } from './create-tool.js';
 
 /** A request-level approval rule: `true` gates the call (SPEC §5). Throwing gates it too. */
@@ -121,6 +122,8 @@ export interface AgentConfig {
   history?: HistoryOptions;
   /** Opt-in local execution of model steps; tools opt in with `createTool({ local: true })`. */
   execution?: AgentExecutionOptions;
+  /** Compaction of long runs' conversations (docs/long-runs.md); absent: none. */
+  conversation?: ConversationOptions;
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
@@ -141,6 +144,7 @@ export class Agent {
   readonly modelStep: ModelStepOptions;
   readonly history: HistoryOptions;
   readonly execution: AgentExecutionOptions;
+  readonly conversation: ConversationOptions | undefined;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
   /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
@@ -183,6 +187,7 @@ export class Agent {
     this.modelStep = config.modelStep ?? {};
     this.history = checkHistoryOptions(config.id, config.history ?? {});
     this.execution = checkExecution(config.id, config.execution);
+    this.conversation = checkConversationOptions(config.id, config.conversation, this.history);
     this.memory = config.memory ?? {};
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');

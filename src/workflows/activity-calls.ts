@@ -22,6 +22,10 @@ import type {
   ToolManifest,
   ToolNaming,
 } from '../common/run-types.js';
+import type {
+  CompactConversationInput,
+  CompactedConversation,
+} from '../common/compaction-types.js';
 import { localModelStep, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
@@ -88,6 +92,31 @@ export function modelStep(
       retry: retryOf(settings.retry),
       summary: `model step ${input.step}`,
     },
+    [input],
+  );
+}
+
+/** A compaction hook may call a model: it gets a model call's time, and heartbeats. */
+const COMPACTION: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: {
+    maximumAttempts: 3,
+    initialInterval: '2 seconds',
+    nonRetryableErrorTypes: NON_RETRYABLE,
+  },
+};
+
+/**
+ * Runs the agent's compaction hook. Always an ordinary activity, even for local-mode runs: a local
+ * activity's result may reach the workflow a task later than on replay, and the continue-as-new
+ * that follows reads the history's length, which must be the same on replay.
+ */
+export function compactConversation(
+  input: CompactConversationInput,
+): Promise<CompactedConversation> {
+  return control.compactConversation.executeWithOptions(
+    { ...COMPACTION, summary: `compact conversation after step ${input.step}` },
     [input],
   );
 }

@@ -32,6 +32,7 @@ import { installHandlers } from './decisions.js';
 import { doesLocalWork, modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
+import { COMPACTION_PATCH, ConversationTrack } from './compaction.js';
 import { RunState } from './run-state.js';
 import { asRunFailure } from './run-failure.js';
 import { failureMessage, runToolCalls } from './tool-calls.js';
@@ -66,6 +67,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       HANDLERS_FINISHED_PATCH,
       CONTINUE_AS_NEW_PATCH,
       CHANNELS_PATCH,
+      ...(manifest.conversation ? [COMPACTION_PATCH] : []),
     ]);
     const thread = threadOf(input);
     let recalled = continued?.recalled ?? 0;
@@ -74,11 +76,13 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       state.messages.splice(0, 0, ...messages);
       recalled = messages.length;
     }
-    const result = await runSteps(state, input, manifest, { recalled, toolNaming });
+    const carry = { recalled, toolNaming };
+    const result = await runSteps(state, input, manifest, carry);
     if (thread) {
+      // After a compaction: the compacted conversation, less the recalled messages it kept.
       await appendThread(thread, {
         runId: state.runId,
-        messages: state.messages.slice(recalled),
+        messages: state.messages.slice(carry.recalled),
       });
     }
     state.close(result.finishReason, 'completed');
@@ -116,6 +120,7 @@ async function runSteps(
   state: RunState,
   input: RunInput,
   manifest: AgentManifest,
+  /** `recalled` is updated when a compaction changes the conversation. */
   carry: { recalled: number; toolNaming: ToolNaming },
 ): Promise<RunResult> {
   const maxSteps = input.continued?.maxSteps ?? input.maxSteps ?? manifest.maxSteps;
@@ -129,7 +134,13 @@ async function runSteps(
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.
   // After a continue-as-new the worker may hold the conversation; on a miss it reads it back.
-  let knownToWorker = input.continued?.knownToWorker ?? 0;
+  const conversation = new ConversationTrack(
+    state,
+    manifest,
+    input.continued?.knownToWorker ?? 0,
+    carry.recalled,
+    input.continued?.compactions ?? 0,
+  );
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
   let step = input.continued?.step ?? 0;
@@ -141,26 +152,37 @@ async function runSteps(
       agentId: input.agentId,
       step,
       chunkOffset: state.log.nextOffset,
-      conversation: { from: knownToWorker, messages: state.messages.slice(knownToWorker) },
+      conversation: conversation.refFrom(conversation.knownToWorker),
       ...namingOf(manifest),
     });
     lastText = stepTextDeltas(last);
     for (const text of lastText) state.log.emit('text-delta', { text });
     const calls = withToolIds(manifest, last.toolCalls);
     for (const call of calls) state.log.emit('tool-call', refOf(call));
-    state.messages.push(...last.responseMessages);
+    conversation.add(last.responseMessages);
     // A local step gets the whole conversation (its input is not recorded): on a cache miss it
     // could not read the prefix back from this run, whose workflow task it holds open.
-    if (!modelStepsAreLocal(manifest)) knownToWorker = state.messages.length;
+    if (!modelStepsAreLocal(manifest)) conversation.knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.log.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
     const results = await runToolCalls({ state, manifest, input }, calls, gated);
-    state.messages.push({ role: 'tool', content: results });
+    conversation.add([{ role: 'tool', content: results }]);
     if (step < maxSteps) {
-      await continueIfLong({ state, input, manifest, step, maxSteps, knownToWorker, ...carry });
+      await conversation.compactIfLarge(step);
+      carry.recalled = conversation.recalled;
+      await continueIfLong({
+        state,
+        input,
+        manifest,
+        step,
+        maxSteps,
+        knownToWorker: conversation.knownToWorker,
+        compactions: conversation.generation,
+        ...carry,
+      });
     }
   }
   return {

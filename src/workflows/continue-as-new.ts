@@ -34,6 +34,8 @@ export interface StepBoundary {
   recalled: number;
   /** Leading messages the worker was already sent. */
   knownToWorker: number;
+  /** Compactions of the conversation so far. */
+  compactions: number;
   toolNaming: ToolNaming;
 }
 
@@ -85,12 +87,14 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     toolNaming: boundary.toolNaming,
     parentReports: state.status.parentReports,
     knownToWorker: boundary.knownToWorker,
+    ...(boundary.compactions > 0 ? { compactions: boundary.compactions } : {}),
   };
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);
   if (bytes > limits.carryMaxBytes) {
+    const audit = jsonBytes(state.audit.entries);
     throw tooLarge(
-      `Run ${state.runId} cannot continue as new: what it must carry (its conversation and audit) is ${bytes} bytes, over history.carryMaxBytes (${limits.carryMaxBytes}, below Temporal's 2 MB payload limit); start a new run with a shorter conversation.`,
+      `Run ${state.runId} cannot continue as new: what it must carry is ${bytes} bytes (its audit trail ${audit} of them, the rest mostly its conversation), over history.carryMaxBytes (${limits.carryMaxBytes}, below Temporal's 2 MB payload limit); give the agent conversation: { compact: keepRecentMessages(...) } (or summarizeOlderMessages), or a lower conversation.compactAboveBytes, to keep long runs' conversations bounded, or start a new run with a shorter conversation.`,
     );
   }
   await continueAsNew<(input: RunInput) => Promise<unknown>>(next);
