@@ -1,27 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Grant, Tollgate } from '../src/index.js';
-import type { TurnPicker } from '../src/testing/index.js';
 import {
+  deleteByPrompt,
   hostAgents,
-  lastToolOutputs,
-  outputsText,
   recordingTool,
   testAgent,
   uniqueId,
 } from './support/harness.js';
 import { cli } from './support/cli.js';
 
-/** "delete <id>" calls the gated tool; then the model reports what it got. */
-const byPrompt: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `result: ${outputsText(outputs)}` };
-  const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
-  return { toolCalls: [{ toolName: 'delete-record', args: { id: id! } }] };
-};
-
 describe('the tollgate CLI: grant, grants, revoke-grant and approve --grant', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const { agent } = testAgent('cli-grants-agent', [deleteRecord.tool], byPrompt);
+  const { agent } = testAgent('cli-grants-agent', [deleteRecord.tool], deleteByPrompt);
   let tollgate: Tollgate;
   let flags: string[];
 

@@ -2,23 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Tollgate } from '../src/index.js';
 import { TollgateClient } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import type { TurnPicker } from '../src/testing/index.js';
 import {
+  deleteByPrompt,
   hostAgents,
-  lastToolOutputs,
-  outputsText,
   recordingTool,
   testAgent,
   uniqueId,
 } from './support/harness.js';
-
-/** "delete <id>" calls the gated tool; then the model reports what it got. */
-const byPrompt: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
-  const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
-  return { toolCalls: [{ toolName: 'delete-record', args: { id: id! } }] };
-};
 
 const AGENT = 'grants-http-agent';
 const TOKENS = {
@@ -29,7 +19,7 @@ const TOKENS = {
 
 describe('grants over HTTP and the client SDK, held to the token scope', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const { agent } = testAgent(AGENT, [deleteRecord.tool], byPrompt);
+  const { agent } = testAgent(AGENT, [deleteRecord.tool], deleteByPrompt);
   let tollgate: Tollgate;
   let server: ListeningServer;
   const sdk = (token: string) => new TollgateClient({ baseUrl: server.url, token });

@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import type { Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import type { TurnPicker } from '../src/testing/index.js';
 import { launchChromium, REPO_ROOT } from './support/browser.js';
 import {
+  deleteByPrompt,
   hostAgents,
-  lastToolOutputs,
-  outputsText,
   recordingTool,
   testAgent,
   uniqueId,
@@ -22,16 +20,9 @@ const TOKEN = 'grants-inbox-token-0123456789';
 const UI_WAIT_MS = 30_000;
 const AGENT = 'grants-inbox-agent';
 
-const byPrompt: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
-  const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
-  return { toolCalls: [{ toolName: 'delete-record', args: { id: id! } }] };
-};
-
 describe('the inbox grants panel in a browser', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const { agent } = testAgent(AGENT, [deleteRecord.tool], byPrompt);
+  const { agent } = testAgent(AGENT, [deleteRecord.tool], deleteByPrompt);
   const pageErrors: string[] = [];
   let tollgate: Tollgate;
   let server: ListeningServer;

@@ -4,25 +4,16 @@ import { Agent, type Tollgate } from '../src/index.js';
 import { threadWorkflowId } from '../src/common/wire.js';
 import { TollgateClient, TollgateHttpError } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import {
   eventually,
+  deleteByPrompt,
   hostAgents,
   lastToolOutputs,
-  outputsText,
   recordingTool,
   testAgent,
   uniqueId,
 } from './support/harness.js';
-
-/** "delete <id>" calls the gated tool; anything else answers. */
-const byPrompt: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
-  const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
-  if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
-  return { text: 'Hello there.' };
-};
 
 const AGENT = 'scope-agent';
 const OTHER = 'scope-other-agent';
@@ -45,9 +36,9 @@ interface Answer {
 
 describe('token scopes on the HTTP API', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const { agent } = testAgent(AGENT, [deleteRecord.tool], byPrompt);
-  const { agent: other } = testAgent(OTHER, [deleteRecord.tool], byPrompt);
-  const { agent: sub } = testAgent('scope-sub-agent', [deleteRecord.tool], byPrompt);
+  const { agent } = testAgent(AGENT, [deleteRecord.tool], deleteByPrompt);
+  const { agent: other } = testAgent(OTHER, [deleteRecord.tool], deleteByPrompt);
+  const { agent: sub } = testAgent('scope-sub-agent', [deleteRecord.tool], deleteByPrompt);
   /** Hands "delegate <id>" to its sub-agent as "delete <id>". */
   const boss = new Agent({
     id: 'scope-boss',

@@ -113,6 +113,18 @@ export function outputsText(outputs: unknown[]): string {
   return outputs.map((value) => JSON.stringify(value)).join(' / ');
 }
 
+/**
+ * A scripted model's turns for the gated `delete-record` tool: a prompt "delete <id>" calls it,
+ * the turn after its result reports `Result: <outputs>`, anything else answers "Hello there.".
+ */
+export const deleteByPrompt: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Result: ${outputsText(outputs)}` };
+  const id = /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1];
+  if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
+  return { text: 'Hello there.' };
+};
+
 export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
   for await (const chunk of stream.fullStream) chunks.push(chunk);
