@@ -54,7 +54,9 @@ export async function watchHistory(
   return undefined;
 }
 
+/** Waits `ms`, or less when `signal` aborts; at once when it has aborted already. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
