@@ -19,12 +19,11 @@ import {
   type Tollgate,
 } from '../src/index.js';
 import type { JsonValue } from '../src/common/json.js';
-import type { RunInput } from '../src/common/run-types.js';
 import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../src/common/wire.js';
 import { SUMMARY_PREFIX } from '../src/definitions/compaction-strategies.js';
 import { scriptedModel, type ScriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { runFailure } from './support/run-failure.js';
-import { chunksOf, recordingTool, uniqueId } from './support/harness.js';
+import { chunksOf, executionsOf, recordingTool, uniqueId } from './support/harness.js';
 
 const STEPS = 30;
 const LIMITS = { continueAfterEvents: 40, carryMaxBytes: 12_000 };
@@ -102,15 +101,6 @@ describe('conversation compaction', () => {
     await tollgate.shutdown();
   });
 
-  async function executionsOf(runId: string): Promise<number> {
-    const history = await client.workflow.getHandle(runId).fetchHistory();
-    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
-    const input = JSON.parse(
-      new TextDecoder().decode(started.input!.payloads![0]!.data!),
-    ) as RunInput;
-    return (input.continued?.executions ?? 0) + 1;
-  }
-
   /**
    * Replays every execution of the run against the current workflow code and returns how many
    * recorded the compaction patch.
@@ -155,7 +145,7 @@ describe('conversation compaction', () => {
     expect(kept.count.executions.map((e) => (e.input as { id: string }).id)).toEqual(
       Array.from({ length: STEPS }, (_, i) => `${i + 1}`),
     );
-    expect(await executionsOf(stream.runId)).toBeGreaterThanOrEqual(3);
+    expect(await executionsOf(client, stream.runId)).toBeGreaterThanOrEqual(3);
 
     const compactions = compactionsOf(
       await tollgate.getAgent('compact-keep').getAuditTrail(stream.runId),

@@ -11,6 +11,7 @@ import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   chunksOf,
   eventually,
+  gatedRecordingTool,
   uniqueQueue,
   lastToolOutputs,
   outputsText,
@@ -30,16 +31,7 @@ describe('governance (SPEC §10)', () => {
   const reminders: ReminderInfo[] = [];
   const seenByAfterHook: unknown[] = [];
   const tool = (id: string, approval?: ApprovalPolicy) =>
-    createTool({
-      id,
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      ...(approval ? { approval } : {}),
-      execute: async (input) => {
-        executed.push({ tool: id, id: input.id });
-        return { done: input.id };
-      },
-    });
+    gatedRecordingTool(id, executed, approval);
   // Keyed by id: the model calls each tool by its id (SPEC §1 "Tool names": keys are names).
   const tools = Object.fromEntries(
     [

@@ -1,8 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { z } from 'zod';
-import { Agent, createTool, Tollgate, type ApprovalPolicy } from '../src/index.js';
+import { Agent, Tollgate, type ApprovalPolicy } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
-import { lastToolOutputs, outputsText, uniqueId, uniqueQueue } from './support/harness.js';
+import {
+  gatedRecordingTool,
+  lastToolOutputs,
+  outputsText,
+  uniqueId,
+  uniqueQueue,
+} from './support/harness.js';
 
 /** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
 const callNamed: TurnPicker = (prompt) => {
@@ -15,16 +20,7 @@ const callNamed: TurnPicker = (prompt) => {
 describe('grants: standing approvals kept in Temporal (docs/grants.md)', () => {
   const executed: Array<{ tool: string; id: string }> = [];
   const tool = (id: string, approval?: ApprovalPolicy) =>
-    createTool({
-      id,
-      inputSchema: z.object({ id: z.string() }),
-      requireApproval: true,
-      ...(approval ? { approval } : {}),
-      execute: async (input) => {
-        executed.push({ tool: id, id: input.id });
-        return { done: input.id };
-      },
-    });
+    gatedRecordingTool(id, executed, approval);
   const tools = Object.fromEntries(
     [
       tool('delete-record'),

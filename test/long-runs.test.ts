@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { Agent, createTool, TollgateError, type Chunk, type Tollgate } from '../src/index.js';
 import type { ChunkSlice } from '../src/common/chunks.js';
 import type { JsonValue } from '../src/common/json.js';
-import type { RunInput } from '../src/common/run-types.js';
 import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../src/common/wire.js';
 import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
@@ -17,7 +16,7 @@ import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { childRunId } from '../src/workflows/delegation.js';
 import { runFailure } from './support/run-failure.js';
 import { serveOverHttp } from './support/served.js';
-import { chunksOf, recordingTool, uniqueId } from './support/harness.js';
+import { chunksOf, executionsOf, recordingTool, uniqueId } from './support/harness.js';
 
 const TOKEN = 'long-runs-token-0123456789';
 const STEPS = 14;
@@ -119,16 +118,6 @@ describe('long runs continue as new', () => {
 
   const a = () => tollgate.getAgent('long-agent');
 
-  /** Executions of the run so far, read from the newest one's input. */
-  async function executionsOf(runId: string): Promise<number> {
-    const history = await client.workflow.getHandle(runId).fetchHistory();
-    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
-    const input = JSON.parse(
-      new TextDecoder().decode(started.input!.payloads![0]!.data!),
-    ) as RunInput;
-    return (input.continued?.executions ?? 0) + 1;
-  }
-
   /** Reads the SSE observe stream from `offset` over HTTP: each event's id and chunk. */
   async function observedOverSse(
     runId: string,
@@ -171,15 +160,15 @@ describe('long runs continue as new', () => {
     expect(await first.finishReason).toBe('suspended');
     const gate1 = firstChunks.find((c) => c.type === 'tool-call-approval')!;
     expect(gate1.payload.args).toEqual({ id: 'rec-1' });
-    expect(await executionsOf(runId)).toBeGreaterThanOrEqual(2);
-    const executionsAtGate = await executionsOf(runId);
+    expect(await executionsOf(client, runId)).toBeGreaterThanOrEqual(2);
+    const executionsAtGate = await executionsOf(client, runId);
 
     const second = await a().approveToolCall({ runId, toolCallId: gate1.payload.toolCallId });
     const secondChunks = await chunksOf(second);
     expect(await second.finishReason).toBe('suspended');
     const gate2 = secondChunks.find((c) => c.type === 'tool-call-approval')!;
     expect(gate2.payload.args).toEqual({ id: 'rec-2' });
-    expect(await executionsOf(runId)).toBeGreaterThan(executionsAtGate);
+    expect(await executionsOf(client, runId)).toBeGreaterThan(executionsAtGate);
 
     // The first call was decided two executions ago: a second decision is still refused.
     const again = a().approveToolCall({ runId, toolCallId: gate1.payload.toolCallId });
@@ -190,7 +179,7 @@ describe('long runs continue as new', () => {
     const early = await chunksOf(await a().observe({ runId, offset: 3 }));
     expect(early).toEqual(firstChunks.slice(3));
 
-    const executionsAtGate2 = await executionsOf(runId);
+    const executionsAtGate2 = await executionsOf(client, runId);
     const thirdStart = await second.nextOffset;
     const third = await a().approveToolCall({ runId, toolCallId: gate2.payload.toolCallId });
     // Attached while the run goes on, before it continues as new again.
@@ -205,7 +194,7 @@ describe('long runs continue as new', () => {
     const watched = await chunksOf(await watcher);
     expect(watched).toEqual(firstChunks);
     expect(await chunksOf(midway)).toEqual(thirdChunks);
-    expect(await executionsOf(runId)).toBeGreaterThan(executionsAtGate2);
+    expect(await executionsOf(client, runId)).toBeGreaterThan(executionsAtGate2);
     const log = await readWholeLog(runId);
     for (const [start, chunks] of [
       [0, firstChunks],
@@ -250,7 +239,7 @@ describe('long runs continue as new', () => {
       expect(kinds).toContain(`decision:${gate.payload.toolCallId}`);
     }
     expect(audit.filter((entry) => entry.type === 'rejected-decision')).toHaveLength(0);
-    expect(await executionsOf(runId)).toBeGreaterThanOrEqual(4);
+    expect(await executionsOf(client, runId)).toBeGreaterThanOrEqual(4);
   }, 120_000);
 
   it('fails a step too large for one history with RUN_HISTORY_TOO_LARGE, before its tools run', async () => {
@@ -279,7 +268,7 @@ describe('long runs continue as new', () => {
     const gate2 = (await chunksOf(second)).find((c) => c.type === 'tool-call-approval')!;
     expect(gate2.payload.args).toEqual({ id: 'sub-2' });
     const child = gate2.payload.toolCallId.split('/')[0]!;
-    expect(await executionsOf(childRunId(first.runId, child))).toBeGreaterThanOrEqual(2);
+    expect(await executionsOf(client, childRunId(first.runId, child))).toBeGreaterThanOrEqual(2);
     const third = await top.approveToolCall({
       runId: first.runId,
       toolCallId: gate2.payload.toolCallId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
 import { AgentRegistry } from '../../src/activities/agent-registry.js';
 import { AgentDirectory } from '../../src/temporal-client/agent-directory.js';
 import { z } from 'zod';
@@ -6,10 +7,12 @@ import {
   Agent,
   createTool,
   Tollgate,
+  type ApprovalPolicy,
   type Chunk,
   type Tool,
   type ToolExecutionContext,
 } from '../../src/index.js';
+import type { RunInput } from '../../src/common/run-types.js';
 import type { AgentStream } from '../../src/stream/agent-stream.js';
 import {
   scriptedModel,
@@ -124,6 +127,37 @@ export const deleteByPrompt: TurnPicker = (prompt) => {
   if (id) return { text: 'Deleting.', toolCalls: [{ toolName: 'delete-record', args: { id } }] };
   return { text: 'Hello there.' };
 };
+
+/**
+ * A gated tool `id` (input `{ id }`, answering `{ done: id }`) that records each execution in
+ * `executed`, with the approval policy `approval` if given.
+ */
+export function gatedRecordingTool(
+  id: string,
+  executed: Array<{ tool: string; id: string }>,
+  approval?: ApprovalPolicy,
+): Tool {
+  return createTool({
+    id,
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    ...(approval ? { approval } : {}),
+    execute: async (input: { id: string }) => {
+      executed.push({ tool: id, id: input.id });
+      return { done: input.id };
+    },
+  });
+}
+
+/** Executions of a run so far (1 before any continue-as-new), read from the newest one's input. */
+export async function executionsOf(client: Client, runId: string): Promise<number> {
+  const history = await client.workflow.getHandle(runId).fetchHistory();
+  const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+  const input = JSON.parse(
+    new TextDecoder().decode(started.input!.payloads![0]!.data!),
+  ) as RunInput;
+  return (input.continued?.executions ?? 0) + 1;
+}
 
 export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
