@@ -81,7 +81,8 @@ export class Tollgate {
       this.decisionSettings.workerSeenWithinMs,
     );
     const client = () => this.connections.client();
-    this.grants = new GrantRegistry(client, this.taskQueue, this.directory);
+    const pollers = async () => (await this.workerPollers()).pollers;
+    this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, Tollgate, type ApprovalPolicy } from '../src/index.js';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { grantsRegistryId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   gatedRecordingTool,
+  publishWithoutWorker,
   lastToolOutputs,
   outputsText,
   uniqueId,
@@ -248,5 +251,35 @@ describe('grants: standing approvals kept in Temporal (docs/grants.md)', () => {
       code: 'GRANT_NOT_FOUND',
     });
     expect((await tollgate.grants.list()).map((g) => g.grantId)).toContain(theirs.grantId);
+  });
+
+  it('answers WORKER_UNAVAILABLE while no worker polls the queue, and starts nothing', async () => {
+    const queue = uniqueQueue('grants-no-worker');
+    const lonely = new Tollgate({
+      temporal: { taskQueue: queue },
+      decisions: { workerSeenWithin: 2000 },
+    });
+    try {
+      await publishWithoutWorker(lonely, queue, [agent], 'gone-worker');
+      const grant = { agentId: 'granted', toolName: 'delete-record', resourceId: 'r', for: '1h' };
+      await expect(
+        lonely.grants.create(grant, { identity: { id: 'alice' } }),
+      ).rejects.toMatchObject({
+        code: 'WORKER_UNAVAILABLE',
+        message: expect.stringContaining(queue),
+      });
+      await expect(
+        lonely.grants.revoke('grant-unknown', { identity: { id: 'alice' } }),
+      ).rejects.toMatchObject({
+        code: 'GRANT_NOT_FOUND',
+      });
+      // Nothing was sent: the queue has no grants registry.
+      const client = await lonely.client();
+      await expect(
+        client.workflow.getHandle(grantsRegistryId(queue)).describe(),
+      ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    } finally {
+      await lonely.shutdown();
+    }
   });
 });

@@ -47,7 +47,21 @@ export class GrantRegistry {
     private readonly client: () => Promise<Client>,
     readonly taskQueue: string,
     private readonly directory: AgentDirectory,
+    /** Workers that polled the task queue lately (`Tollgate.workerPollers`). */
+    private readonly pollers: () => Promise<number>,
   ) {}
+
+  /**
+   * Grants and revocations are updates of the registry, which runs on the agents' task queue:
+   * with no worker polling it, nothing would answer and the call would wait for one forever.
+   */
+  private async requireWorker(): Promise<void> {
+    if ((await this.pollers()) > 0) return;
+    throw new TollgateError(
+      'WORKER_UNAVAILABLE',
+      `No worker polls task queue '${this.taskQueue}', whose grants registry would apply the change; nothing was sent. Start a worker for that queue, then try again.`,
+    );
+  }
 
   /**
    * Gives a grant: calls of `toolName` on the thread or resource run without waiting until it
@@ -80,6 +94,7 @@ export class GrantRegistry {
   /** Gives a grant `prepare` checked; starts the registry on first use. */
   async add(request: GrantRequest): Promise<Grant> {
     const client = await this.client();
+    await this.requireWorker();
     const id = grantsRegistryId(this.taskQueue);
     await client.workflow.start(GRANTS_WORKFLOW, {
       workflowId: id,
@@ -126,6 +141,7 @@ export class GrantRegistry {
     const state = await readGrants(client, this.taskQueue);
     const known = [...state.grants, ...state.ended].find((grant) => grant.grantId === grantId);
     if (!known || !maySeeRun(caller.scope, known)) throw unknownGrant(grantId);
+    await this.requireWorker();
     const id = grantsRegistryId(this.taskQueue);
     const revokedBy = caller.identity;
     try {
