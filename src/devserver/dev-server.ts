@@ -97,9 +97,11 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   await mkdir(dirname(dbFile), { recursive: true });
   const cliPath =
     options.cliPath ?? (await findTemporalCli(options.log ? { log: options.log } : {}));
-  const [freePort, freeUiPort] = await freePorts(2);
-  const port = options.port ?? freePort!;
-  const uiPort = options.uiPort ?? (freeUiPort === port ? freePort! : freeUiPort!);
+  const free = await freePorts(3);
+  const port = options.port ?? free[0]!;
+  const uiPort = options.uiPort ?? free.find((candidate) => candidate !== port)!;
+  // Chosen here too: the CLI's own choice (the gRPC port + 1000) may be another process's.
+  const httpPort = free.find((candidate) => candidate !== port && candidate !== uiPort)!;
   const address = `127.0.0.1:${port}`;
   const dynamicConfig = Object.freeze({
     ...(options.tuned === false ? {} : TUNED_DYNAMIC_CONFIG),
@@ -115,6 +117,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     String(port),
     '--ui-port',
     String(uiPort),
+    '--http-port',
+    String(httpPort),
     '--db-filename',
     dbFile,
     '--namespace',
