@@ -13,6 +13,7 @@ import {
 import type { ThreadSettings } from './activities/memory.js';
 import type { ToolApprovalPolicy } from './definitions/agent.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
+import { logRelay } from './live/log-relay.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WorkerTuning } from './worker-settings.js';
 
@@ -90,7 +91,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     workflowBundle: await workflowBundle(
       tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {},
     ),
-    ...(tracing ? { interceptors: tracing.workerInterceptors, sinks: tracing.sinks } : {}),
+    ...(tracing ? { interceptors: tracing.workerInterceptors } : {}),
+    sinks: { ...tracing?.sinks, ...logRelay.sinks() },
     activities: createActivities({
       agents: options.agents,
       bus: options.bus,

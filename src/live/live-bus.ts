@@ -1,4 +1,5 @@
 import type { LiveDeltaTransport, LiveListener, LiveChunk } from './live-transport.js';
+import { RunListeners } from './run-listeners.js';
 
 export type { LiveChunk } from './live-transport.js';
 
@@ -8,20 +9,14 @@ export type { LiveChunk } from './live-transport.js';
  * processes read the durable log only.
  */
 export class LiveBus implements LiveDeltaTransport {
-  private readonly listeners = new Map<string, Set<LiveListener>>();
+  private readonly listeners = new RunListeners<LiveChunk>();
 
   subscribe(runId: string, listener: LiveListener): () => void {
-    let set = this.listeners.get(runId);
-    if (!set) this.listeners.set(runId, (set = new Set()));
-    set.add(listener);
-    return () => {
-      set.delete(listener);
-      if (set.size === 0) this.listeners.delete(runId);
-    };
+    return this.listeners.subscribe(runId, listener);
   }
 
   publish(runId: string, live: LiveChunk): Promise<void> {
-    for (const listener of this.listeners.get(runId) ?? []) listener(live);
+    this.listeners.publish(runId, live);
     return Promise.resolve();
   }
 

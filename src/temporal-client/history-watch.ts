@@ -8,15 +8,15 @@ export const IDLE_READ_MS = 2000;
 export const MAX_IDLE_READ_MS = 30_000;
 
 /**
- * Long-polls the run's history and calls `onEvent` whenever it grows. Returns the close event
- * once the run has closed; `undefined` when `signal` aborts. A refused long poll is tried again
- * after a pause, and `onEvent` is called then too (the log is read after each failed poll).
+ * Long-polls the run's history and calls `onEvent` with the new events whenever it grows. Returns the close event once the run has closed; `undefined` when
+ * `signal` aborts. A refused long poll is tried again after a pause, and `onEvent` is called
+ * then too, with no events (the log is read after each failed poll).
  */
 export async function watchHistory(
   client: Client,
   runId: string,
   signal: AbortSignal,
-  onEvent: () => void,
+  onEvent: (events: HistoryEvent[]) => void,
 ): Promise<HistoryEvent | undefined> {
   let nextPageToken: Uint8Array | undefined;
   let last: HistoryEvent | undefined;
@@ -34,9 +34,7 @@ export async function watchHistory(
       const events = response.history?.events ?? [];
       if (events.length > 0) {
         last = events.at(-1);
-        // The log changes only when a workflow task completes: activity and task-scheduling events
-        // alone would cost the worker a query each and show nothing new.
-        if (events.some((event) => event.workflowTaskCompletedEventAttributes)) onEvent();
+        onEvent(events);
       }
       if (!response.nextPageToken?.length) {
         // The run went on in a new execution: watch that one's history from its start.
@@ -48,7 +46,7 @@ export async function watchHistory(
     } catch {
       await pause(IDLE_READ_MS, signal);
       // Events may have come while the watch was refused: the log is read after each failed poll.
-      if (!signal.aborted) onEvent();
+      if (!signal.aborted) onEvent([]);
     }
   }
   return undefined;

@@ -1,9 +1,12 @@
 import type { Chunk } from '../common/chunks.js';
+import { logRelay } from '../live/log-relay.js';
 import type { LiveChunk, LiveDeltaTransport } from '../live/live-transport.js';
+import { RelayedLog } from './relayed-log.js';
 
 /**
- * Live chunks of a run, collected from the moment of subscription. Subscribe before starting or
- * deciding, so deltas of a model step that begins right away are not missed. Chunks may come
+ * Live chunks of a run, collected from the moment of subscription, and the chunks this process's
+ * worker logs for it (`relayed`). Subscribe before starting or deciding, so deltas of a model step
+ * that begins right away, and what the decision's own workflow task logs, are not missed. Chunks may come
  * from another process: a withdrawal, or the first chunk of a later attempt of the same step,
  * drops what the earlier attempt sent, and late chunks of a replaced attempt are ignored.
  */
@@ -14,8 +17,10 @@ export class LiveSubscription {
   private readonly attempts = new Map<number, { attempt: number; withdrawn: boolean }>();
   private readonly unsubscribe: () => void;
   onChunk: (() => void) | undefined;
+  readonly relayed: RelayedLog;
 
   constructor(bus: LiveDeltaTransport, runId: string) {
+    this.relayed = new RelayedLog(logRelay, runId);
     this.unsubscribe = bus.subscribe(runId, (live: LiveChunk) => {
       if (!this.accept(live)) return;
       if (live.chunk.type !== 'text-withdrawn') this.chunks.set(live.offset, live.chunk);
@@ -54,6 +59,7 @@ export class LiveSubscription {
 
   close(): void {
     this.unsubscribe();
+    this.relayed.close();
     this.chunks.clear();
   }
 }

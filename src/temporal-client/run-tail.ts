@@ -11,7 +11,9 @@ import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-
 /**
  * Follows a run's chunk log from `offset` up to and including the next `finish` chunk. The
  * workflow's log (a query) is the truth; a history long-poll says when it may have grown, and
- * in-process live deltas fill the gap while a model step streams. Live deltas claim no offset:
+ * in-process live deltas fill the gap while a model step streams. Where this process's worker
+ * ran the run's latest workflow tasks, their chunks come from it (`RelayedLog`) once history shows
+ * those tasks completed, and no query is sent. Live deltas claim no offset:
  * the log's chunks follow them and the stream's reader confirms or withdraws them
  * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
  * cancelled from outside) ends the tail with an `error` chunk naming how it ended.
@@ -31,17 +33,22 @@ export async function* tailRun(
   const stop = () => watcher.abort();
   lifetime.addEventListener('abort', stop);
   let closeEvent: HistoryEvent | undefined;
-  const watching = watchHistory(client, runId, watcher.signal, () => changes.notify()).then(
-    (event) => {
-      closeEvent = event;
-      changes.notify();
-    },
-  );
+  const { relayed } = live;
+  const watching = watchHistory(client, runId, watcher.signal, (events) => {
+    // The log changes only when a workflow task completes: activity and task-scheduling events
+    // alone would cost the worker a query each and show nothing new. After a failed poll, read.
+    if (relayed.observe(events) || events.length === 0) changes.notify();
+  }).then((event) => {
+    closeEvent = event;
+    changes.notify();
+  });
   watcher.signal.addEventListener('abort', () => changes.notify());
   let next = offset;
   let liveAt = offset;
-  let readLog = true;
-  let readAt = 0;
+  // The first read waits for the watch's first answer (at once: the history so far), which may
+  // show that the chunks this process's worker relayed are the whole log from `offset`.
+  let readLog = false;
+  let readAt = Date.now();
   let idleMs = IDLE_READ_MS;
   /** The live chunks that continue the log where the reader is. */
   const liveItems = function* (): Generator<StreamItem> {
@@ -66,8 +73,10 @@ export async function* tailRun(
       const closedBy = readLog ? closeEvent : undefined;
       let slice: LogRead = { chunks: [], offset: next, total: next, closed: false };
       try {
-        if (readLog) {
-          readAt = Date.now();
+        const held = readLog ? relayed.read(next) : undefined;
+        if (readLog) readAt = Date.now();
+        if (held) slice = { chunks: held, offset: next, total: next + held.length, closed: false };
+        else if (readLog) {
           const reading = readLogPatiently(client, handle, next, watcher.signal);
           const read = reading.then(
             () => true,

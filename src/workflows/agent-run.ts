@@ -62,7 +62,10 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
-    if (doesLocalWork(manifest)) state.status.keepRepeats();
+    if (doesLocalWork(manifest)) {
+      state.status.keepRepeats();
+      state.log.relaying = false;
+    }
     const finishPatch = patchesBeforeLocalWork(manifest, [
       HANDLERS_FINISHED_PATCH,
       CONTINUE_AS_NEW_PATCH,

@@ -1,3 +1,4 @@
+import { proxySinks, workflowInfo } from '@temporalio/workflow';
 import {
   makeChunk,
   type Chunk,
@@ -5,6 +6,13 @@ import {
   type ChunkSlice,
   type ChunkType,
 } from '../common/chunks.js';
+import type { LogRelaySinks } from '../common/log-relay-sinks.js';
+
+const { tollgateLogRelay } = proxySinks<LogRelaySinks>();
+
+function replaying(): boolean {
+  return workflowInfo().unsafe.isReplayingHistoryEvents;
+}
 
 /**
  * The run's chunk log (SPEC §4), which `stream()` reads by offset. It lives only in workflow
@@ -22,11 +30,29 @@ export class ChunkLog {
   previousExecution: string | undefined;
   /** The run has closed: readers stop at the end of the log. */
   closed = false;
+  /**
+   * Whether chunks go to the worker's process as they are logged. Off in runs that do local work:
+   * a workflow task that outlasts a local activity is completed and continued by a new one while
+   * the workflow code runs on, so a chunk's task could not be told for certain.
+   */
+  relaying = true;
 
   constructor(readonly runId: string) {}
 
   emit<T extends ChunkType>(type: T, payload: ChunkPayloads[T]): void {
-    this.chunks.push(makeChunk(this.runId, type, payload));
+    const chunk = makeChunk(this.runId, type, payload);
+    this.chunks.push(chunk);
+    // Streams in the worker's process read it from there once the task completes, not by a query.
+    // Not a command: replay neither calls the sink nor sees whether it was called.
+    if (this.relaying && !replaying()) tollgateLogRelay.logged(this.nextOffset - 1, chunk);
+  }
+
+  /**
+   * Tells streams in the worker's process how long the log is in this workflow task, which may
+   * log nothing (a decision that only lets the run go on): they need no query to know it.
+   */
+  relayEnd(): void {
+    if (this.relaying && !replaying()) tollgateLogRelay.reached(this.nextOffset);
   }
 
   /**

@@ -61,6 +61,7 @@ export class RunState {
 
   /** Applies an accepted decision: the call stops waiting and the run is running again. */
   apply(call: WaitingCall, decision: Decision, channel: DecisionChannel): AppliedDecision {
+    this.log.relayEnd();
     const approvals = call.approvals ?? [];
     if (decision.kind === 'approve' && call.quorum && approvals.length + 1 < call.quorum) {
       return this.recordApproval(call, decision, channel);

@@ -1,0 +1,114 @@
+import type { Chunk } from '../common/chunks.js';
+import type { LogRelay, RelayedChunk } from '../live/log-relay.js';
+import type { HistoryEvent } from './run-ending.js';
+
+/**
+ * What this process's worker saw a run's workflow tasks log (`LogRelay`), held until the run's
+ * history shows the task that logged it completed. A tail reads the held chunks instead of
+ * querying the run when they prove to be everything the run has logged so far: every chunk from
+ * the reader's offset up to the log's length at the end of the latest completed task. A task
+ * that relayed nothing here (another worker ran it, or it logged nothing outside a decision)
+ * leaves that unproven, and the tail queries as before.
+ */
+export class RelayedLog {
+  private readonly held = new Map<number, RelayedChunk & { chunk: Chunk }>();
+  /** The log's length at the end of each task of `execution` relayed here, by task. */
+  private readonly ends = new Map<number, number>();
+  /**
+   * Temporal's run id of the execution whose history the watch reads: `undefined` until the
+   * watch tells, `''` when it cannot (nothing relayed matches then).
+   */
+  private execution: string | undefined;
+  /** The last event read continued the run as new: the next one starts the new execution. */
+  private continued = false;
+  private readonly completed = new Set<number>();
+  private latest: number | undefined;
+  /** The watch reported history since the last read: a read may stand in for a query. */
+  private fresh = false;
+  private readonly relayed: RelayedChunk[] = [];
+  private readonly unsubscribe: () => void;
+
+  constructor(relay: LogRelay, runId: string) {
+    this.unsubscribe = relay.subscribe(runId, (relayed) => this.hold(relayed));
+  }
+
+  private hold(relayed: RelayedChunk): void {
+    const { chunk } = relayed;
+    // A later task's chunk at the same offset replaces one of a task that never completed.
+    if (chunk) this.held.set(relayed.end - 1, { ...relayed, chunk });
+    if (this.execution !== undefined && relayed.execution !== this.execution) return;
+    this.ends.set(relayed.task, Math.max(this.ends.get(relayed.task) ?? 0, relayed.end));
+    // Until the watch names the execution, its tasks' ends cannot be told from another's.
+    if (this.execution === undefined) this.relayed.push(relayed);
+  }
+
+  /**
+   * What the history watch read; no events after a failed poll (the next read queries). True when
+   * a workflow task completed among them: the log may have grown.
+   */
+  observe(events: readonly HistoryEvent[]): boolean {
+    this.fresh = events.some((event) => event.workflowTaskCompletedEventAttributes);
+    for (const event of events) {
+      const started = event.workflowExecutionStartedEventAttributes;
+      // A first execution's own run id; one continued from another is named by the event that
+      // continued it, and stays unknown (never matched) to a watch that began after it.
+      if (started && !this.continued) {
+        this.enter((!started.continuedExecutionRunId && started.originalExecutionRunId) || '');
+      }
+      this.continued = false;
+      const continued = event.workflowExecutionContinuedAsNewEventAttributes;
+      if (continued) {
+        this.enter(continued.newExecutionRunId || '');
+        this.continued = true;
+      }
+      const done = event.workflowTaskCompletedEventAttributes;
+      if (done) {
+        const task = Number(done.startedEventId ?? 0);
+        this.completed.add(task);
+        this.latest = Math.max(this.latest ?? 0, task);
+      }
+    }
+    // Only the latest task's end is asked for again.
+    for (const task of this.ends.keys()) if (task < (this.latest ?? 0)) this.ends.delete(task);
+    return this.fresh;
+  }
+
+  private enter(execution: string): void {
+    if (execution === this.execution) return;
+    this.execution = execution;
+    this.completed.clear();
+    this.ends.clear();
+    this.latest = undefined;
+    const earlier = this.relayed.splice(0);
+    for (const relayed of earlier) if (relayed.execution === execution) this.hold(relayed);
+  }
+
+  /**
+   * The chunks from `offset` to the log's end, when the watch has just reported history and what
+   * is held proves it is all; `undefined` otherwise (the log must be queried).
+   */
+  read(offset: number): Chunk[] | undefined {
+    const fresh = this.fresh;
+    this.fresh = false;
+    const chunks: Chunk[] = [];
+    for (let at = offset, relayed = this.held.get(at); relayed && this.logged(relayed);) {
+      chunks.push(relayed.chunk);
+      relayed = this.held.get(++at);
+    }
+    const end = offset + chunks.length;
+    for (const at of this.held.keys()) if (at < end) this.held.delete(at);
+    if (!fresh || this.latest === undefined) return undefined;
+    const latestEnd = this.ends.get(this.latest);
+    return latestEnd !== undefined && latestEnd <= end ? chunks : undefined;
+  }
+
+  private logged(relayed: RelayedChunk): boolean {
+    return relayed.execution === this.execution && this.completed.has(relayed.task);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.held.clear();
+    this.relayed.length = 0;
+  }
+}

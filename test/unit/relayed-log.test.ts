@@ -1,0 +1,135 @@
+import { describe, expect, it } from '@jest/globals';
+import { temporal } from '@temporalio/proto';
+import { makeChunk, type Chunk } from '../../src/common/chunks.js';
+import { LogRelay } from '../../src/live/log-relay.js';
+import { RelayedLog } from '../../src/temporal-client/relayed-log.js';
+import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
+
+const RUN = 'run-1';
+const FIRST = 'execution-1';
+
+function text(n: number): Chunk {
+  return makeChunk(RUN, 'text-delta', { text: `t${n}` });
+}
+
+/** A worker of this process logging `chunks` from `offset` in workflow task `task`. */
+function logged(relay: LogRelay, execution: string, task: number, offset: number, count: number) {
+  for (let i = 0; i < count; i++) {
+    relay.publish(RUN, { execution, task, end: offset + i + 1, chunk: text(offset + i) });
+  }
+}
+
+const started = (execution: string, continuedFrom = ''): HistoryEvent => ({
+  workflowExecutionStartedEventAttributes: {
+    originalExecutionRunId: execution,
+    continuedExecutionRunId: continuedFrom,
+  },
+});
+/** As the client decodes it: event ids are Longs. */
+const completed = (task: number): HistoryEvent =>
+  temporal.api.history.v1.HistoryEvent.fromObject({
+    workflowTaskCompletedEventAttributes: { startedEventId: task },
+  });
+const texts = (chunks: Chunk[] | undefined) =>
+  chunks?.map((chunk) => (chunk.payload as { text: string }).text);
+
+describe('the chunks a worker relays to streams of its process (pure, no server)', () => {
+  it('stand in for a query once history shows the task that logged them completed', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 2);
+    // Logged but not yet completed in history: not part of the log yet.
+    expect(log.observe([started(FIRST)])).toBe(false);
+    expect(log.read(0)).toBeUndefined();
+    expect(log.observe([completed(3)])).toBe(true);
+    expect(texts(log.read(0))).toEqual(['t0', 't1']);
+    logged(relay, FIRST, 9, 2, 1);
+    log.observe([completed(9)]);
+    expect(texts(log.read(2))).toEqual(['t2']);
+    log.close();
+  });
+
+  it('are not enough when the latest completed task relayed nothing here (the tail queries)', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 2);
+    // Task 9 ran on another worker, or logged nothing: what it logged is unknown.
+    log.observe([started(FIRST), completed(3), completed(9)]);
+    expect(log.read(0)).toBeUndefined();
+  });
+
+  it("prove a task that logged nothing when it said the log's length (a decision)", () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 2);
+    relay.publish(RUN, { execution: FIRST, task: 9, end: 2 });
+    log.observe([started(FIRST), completed(3), completed(9)]);
+    expect(texts(log.read(0))).toEqual(['t0', 't1']);
+  });
+
+  it('need a fresh report of history: not after a failed poll, nor twice for one report', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 1);
+    log.observe([started(FIRST), completed(3)]);
+    expect(texts(log.read(0))).toEqual(['t0']);
+    // The idle read covers a watch that missed events: it queries.
+    expect(log.read(1)).toBeUndefined();
+    logged(relay, FIRST, 9, 1, 1);
+    log.observe([completed(9)]);
+    log.observe([]);
+    expect(log.read(1)).toBeUndefined();
+  });
+
+  it('of a task that never completed are never shown, even below a later completed task', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 1);
+    // Task 9 failed (worker crash) after logging t1, t2; its retry, task 13, logged t1 only.
+    logged(relay, FIRST, 9, 1, 2);
+    relay.publish(RUN, {
+      execution: FIRST,
+      task: 13,
+      end: 2,
+      chunk: makeChunk(RUN, 'finish', {
+        finishReason: 'stop',
+        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
+      }),
+    });
+    log.observe([started(FIRST), completed(3), completed(13)]);
+    const chunks = log.read(0);
+    expect(chunks?.map((chunk) => chunk.type)).toEqual(['text-delta', 'finish']);
+  });
+
+  it('from another execution never match the one the watch reads', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 1);
+    log.observe([started(FIRST), completed(3)]);
+    expect(texts(log.read(0))).toEqual(['t0']);
+    // Continued as new: the new execution's task ids start again.
+    log.observe([
+      completed(9),
+      { workflowExecutionContinuedAsNewEventAttributes: { newExecutionRunId: 'execution-2' } },
+    ]);
+    logged(relay, FIRST, 3, 1, 1);
+    logged(relay, 'execution-2', 3, 1, 1);
+    log.observe([started('execution-2', FIRST), completed(3)]);
+    expect(texts(log.read(1))).toEqual(['t1']);
+    // A watch that began at a continued execution cannot name it: nothing relayed matches.
+    const late = new RelayedLog(relay, RUN);
+    logged(relay, 'execution-2', 9, 2, 1);
+    late.observe([started('execution-2', FIRST), completed(9)]);
+    expect(late.read(2)).toBeUndefined();
+  });
+
+  it('hold what arrives before the watch names the execution', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, 'other-execution', 3, 0, 1);
+    logged(relay, FIRST, 3, 0, 1);
+    relay.publish(RUN, { execution: FIRST, task: 3, end: 1 });
+    log.observe([started(FIRST), completed(3)]);
+    expect(texts(log.read(0))).toEqual(['t0']);
+  });
+});
