@@ -20,7 +20,7 @@ import { measureFloor } from './floor.js';
 import { measureHttpApprove } from './http-approve-latency.js';
 import { installPeer } from './peer/install.js';
 import { startMastraPeer } from './peer/mastra.js';
-import { measurePerStep, perStepAgent } from './per-step.js';
+import { measureInProcess, perStepAgent, tollgateRunner } from './per-step.js';
 import { median, progress, timed } from './stats.js';
 import { parseIntOptions } from './support/args.js';
 
@@ -66,13 +66,13 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
   const env = await startEnvironment([perStepAgent(), approvalAgent()], choice);
   try {
     const warmups = 2;
-    const floor = await measureFloor(env.server, {
-      steps: options.steps,
-      runs: options.runs,
-      warmups: 1,
-      samples: options.samples,
-    });
-    const perStep = await measurePerStep(env.tollgate, env.server.pid, {
+    // Tollgate's runs alternate with the floor's, so a noisy machine weighs on both alike.
+    const floor = await measureFloor(
+      env.server,
+      { steps: options.steps, runs: options.runs, warmups: 1, samples: options.samples },
+      tollgateRunner(env.tollgate),
+    );
+    const inProcess = await measureInProcess(env.server.pid, {
       steps: options.steps,
       runs: options.runs,
       warmups: 1,
@@ -92,13 +92,13 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
         ? `external server ${choice.external.address} (its own dynamic config)`
         : describeConfig(env.server.dynamicConfig ?? {}),
       tollgate: {
-        perStepMs: perStep.tollgate.runMs / options.steps,
+        perStepMs: floor.alongsidePerStepMs!,
         approveToToolStartMs: p50(approvals.map((s) => s.toToolStartMs)),
         approveToEndMs: p50(approvals.map((s) => s.toRunEndMs)),
         httpToHeadersMs: p50(http.map((s) => s.toHeadersMs)),
         httpToEndMs: p50(http.map((s) => s.toStreamEndMs)),
       },
-      aiSdkPerStepMs: perStep.inProcess.runMs / options.steps,
+      aiSdkPerStepMs: inProcess.runMs / options.steps,
       floor: {
         remotePerStepMs: floor.remotePerStepMs,
         localPerStepMs: floor.localPerStepMs,
@@ -204,7 +204,7 @@ async function main(): Promise<void> {
       ...facts.map((fact) => `environment: ${fact}`),
       `machine load before: ${loadBefore}`,
       `machine load after:  ${machineLoad()}`,
-      `per-step: median of ${options.runs} runs of ${options.steps} model steps (${options.steps - 1} tool calls, then text), per step; ` +
+      `per-step: median of ${options.runs} runs of ${options.steps} model steps (${options.steps - 1} tool calls, then text), per step, Tollgate's runs alternating with the floor's remote loop; ` +
         `approvals: p50 of ${options.samples} sequential parked runs; parked runs: ${options.parked || 'skipped'}`,
       '',
       ...compareTable(sides, peer),

@@ -34,6 +34,11 @@ export interface FloorResult {
   /** Median wall time per step of a `steps`-step loop. */
   remotePerStepMs: number;
   localPerStepMs: number;
+  /**
+   * Median wall time per step of the runner measured alongside the remote loop (one of its runs
+   * after each floor run, so both see the same moments of a noisy machine).
+   */
+  alongsidePerStepMs?: number;
   update: FloorGateSample[];
   signal: FloorGateSample[];
 }
@@ -41,6 +46,8 @@ export interface FloorResult {
 export async function measureFloor(
   server: { address: string; namespace: string },
   options: { steps: number; runs: number; warmups: number; samples: number },
+  /** A run of the same number of steps to time in turn with the remote loop's runs. */
+  alongside?: (steps: number) => Promise<void>,
 ): Promise<FloorResult> {
   const taskQueue = `floor-${randomUUID().slice(0, 8)}`;
   const native = await NativeConnection.connect({ address: server.address });
@@ -58,24 +65,37 @@ export async function measureFloor(
   });
   const running = worker.run();
   try {
-    const loop = async (locally: boolean) => {
+    const loop = async (locally: boolean, partner?: (steps: number) => Promise<void>) => {
       const once = () =>
         client.workflow.execute(floorLoop, {
           taskQueue,
           workflowId: `floor-loop-${randomUUID()}`,
           args: [options.steps, locally],
         });
-      for (let i = 0; i < options.warmups; i++) await once();
+      const partnerOnce = () => partner?.(options.steps) ?? Promise.resolve();
+      for (let i = 0; i < options.warmups; i++) {
+        await once();
+        await partnerOnce();
+      }
       const times: number[] = [];
-      for (let i = 0; i < options.runs; i++) times.push((await timed(once)).ms);
-      return median(times) / options.steps;
+      const partnerTimes: number[] = [];
+      for (let i = 0; i < options.runs; i++) {
+        times.push((await timed(once)).ms);
+        if (partner) partnerTimes.push((await timed(partnerOnce)).ms);
+      }
+      return {
+        perStepMs: median(times) / options.steps,
+        ...(partner ? { partnerPerStepMs: median(partnerTimes) / options.steps } : {}),
+      };
     };
     progress(
-      `floor: bare loop, 2 remote activities per step, ${options.runs} runs of ${options.steps} steps`,
+      `floor: bare loop, 2 remote activities per step, ${options.runs} runs of ${options.steps} steps` +
+        (alongside ? ', each followed by a run of the runner measured alongside' : ''),
     );
-    const remotePerStepMs = await loop(false);
+    const remote = await loop(false, alongside);
+    const remotePerStepMs = remote.perStepMs;
     progress(`floor: bare loop, 2 local activities per step`);
-    const localPerStepMs = await loop(true);
+    const localPerStepMs = (await loop(true)).perStepMs;
 
     const gate = async (how: 'update' | 'signal') => {
       const samples: FloorGateSample[] = [];
@@ -104,7 +124,16 @@ export async function measureFloor(
     const update = await gate('update');
     progress(`floor: signal -> activity start, ${options.samples} parked workflows`);
     const signal = await gate('signal');
-    return { ...options, remotePerStepMs, localPerStepMs, update, signal };
+    return {
+      ...options,
+      remotePerStepMs,
+      localPerStepMs,
+      ...(remote.partnerPerStepMs !== undefined
+        ? { alongsidePerStepMs: remote.partnerPerStepMs }
+        : {}),
+      update,
+      signal,
+    };
   } finally {
     worker.shutdown();
     await running;

@@ -62,16 +62,12 @@ export interface PerStepResult {
   tollgate: RunnerTimes;
 }
 
-type Runner = (steps: number) => Promise<void>;
+export type Runner = (steps: number) => Promise<void>;
 
-export async function measurePerStep(
-  tollgate: Tollgate,
-  serverPid: number,
-  options: PerStepOptions,
-): Promise<PerStepResult> {
-  const inProcess = inProcessRunner();
+/** One Tollgate run of `steps` model steps through `generate()`, checked. */
+export function tollgateRunner(tollgate: Tollgate): Runner {
   const agent = tollgate.getAgent(PER_STEP_AGENT_ID);
-  const viaTollgate: Runner = async (steps) => {
+  return async (steps) => {
     const before = executions;
     const output = await agent.generate(loopPrompt(steps), { maxSteps: steps });
     expectThat(
@@ -87,10 +83,22 @@ export async function measurePerStep(
       `Tollgate run executed the tool ${executions - before} times, not ${steps - 1}`,
     );
   };
+}
+
+/** The AI SDK's own loop in this process (`streamText` + `execute`): the reference figure. */
+export function measureInProcess(serverPid: number, options: PerStepOptions): Promise<RunnerTimes> {
   progress(`per-step: in-process AI SDK, ${options.runs} runs of ${options.steps} steps`);
-  const inProcessTimes = await timeRunner(inProcess, serverPid, options);
+  return timeRunner(inProcessRunner(), serverPid, options);
+}
+
+export async function measurePerStep(
+  tollgate: Tollgate,
+  serverPid: number,
+  options: PerStepOptions,
+): Promise<PerStepResult> {
+  const inProcessTimes = await measureInProcess(serverPid, options);
   progress(`per-step: Tollgate, ${options.runs} runs of ${options.steps} steps`);
-  const tollgateTimes = await timeRunner(viaTollgate, serverPid, options);
+  const tollgateTimes = await timeRunner(tollgateRunner(tollgate), serverPid, options);
   return { options, inProcess: inProcessTimes, tollgate: tollgateTimes };
 }
 
