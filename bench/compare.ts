@@ -82,10 +82,7 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
       warmups,
     });
     const http = await measureHttpApprove(env, { samples: options.samples, warmups });
-    const parked =
-      options.parked > 0
-        ? await measureParked(env.server.address, env.server.namespace, env.server.pid)
-        : undefined;
+    const parked = options.parked > 0 ? await measureParked(choice, env.server) : undefined;
     return {
       label,
       server: choice.external
@@ -121,17 +118,25 @@ function describeConfig(config: Readonly<Record<string, unknown>>): string {
     : `dev server, ${entries.map(([key, value]) => `${key}=${String(value)}`).join(', ')}`;
 }
 
-/** bench/load.ts on the same server, in its own process; its summary line carries the figures. */
-async function measureParked(address: string, namespace: string, pid: number) {
+/**
+ * bench/load.ts in its own process. On a dev server it starts its own, with the same settings:
+ * its watchdog can then restart a dev server whose SQLite store gets stuck (the bench of its
+ * parent could only wait); Tollgate and the bare baseline still share that one server. A server
+ * given by `--address` is measured as it is.
+ */
+async function measureParked(
+  choice: ServerChoice,
+  server: { address: string; namespace: string; pid: number },
+) {
   progress(`parked runs: node dist/bench/load.js --runs ${options.parked} (its progress follows)`);
-  const child = spawn(
-    process.execPath,
-    [LOAD_SCRIPT, '--runs', String(options.parked), '--seconds', String(options['load-seconds'])],
-    {
-      env: { ...process.env, TOLLGATE_BENCH_SERVER: `${address} ${namespace} ${pid}` },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const args = [LOAD_SCRIPT, '--runs', String(options.parked)];
+  args.push('--seconds', String(options['load-seconds']));
+  if (!choice.external) args.push('--tuned', choice.tuned === false ? '0' : '1');
+  const env = { ...process.env };
+  if (choice.external)
+    env.TOLLGATE_BENCH_SERVER = `${server.address} ${server.namespace} ${server.pid}`;
+  else delete env.TOLLGATE_BENCH_SERVER;
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   let stdout = '';
   child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
