@@ -33,9 +33,13 @@ RUN npm prune --omit=dev \
 ##### runtime: compiled output and production dependencies only, as a non-root user #####
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
+# MALLOC_ARENA_MAX: glibc gives every allocating thread its own arena, and a worker has many
+# (Temporal's Rust core, V8, libuv); two arenas kept 2,000 parked runs 26 MiB (6 %) smaller
+# (docs/performance.md).
 ENV NODE_ENV=production \
     TEMPORAL_ADDRESS=temporal:7233 \
-    TEMPORAL_NAMESPACE=default
+    TEMPORAL_NAMESPACE=default \
+    MALLOC_ARENA_MAX=2
 
 COPY --from=build --chown=node:node /app/package.json /app/package-lock.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
