@@ -21,6 +21,8 @@ export class RelayedLog {
   private execution: string | undefined;
   /** The last event read continued the run as new: the next one starts the new execution. */
   private continued = false;
+  /** A workflow task failed or timed out since the last one completed. */
+  private retrying = false;
   private readonly completed = new Set<number>();
   private latest: number | undefined;
   /** The watch reported history since the last read: a read may stand in for a query. */
@@ -37,6 +39,8 @@ export class RelayedLog {
     // A later task's chunk at the same offset replaces one of a task that never completed.
     if (chunk) this.held.set(relayed.end - 1, { ...relayed, chunk });
     if (this.execution !== undefined && relayed.execution !== this.execution) return;
+    // A task history has shown completed and that this log does not trust stays unproven.
+    if (relayed.task <= (this.latest ?? 0) && !this.completed.has(relayed.task)) return;
     this.ends.set(relayed.task, Math.max(this.ends.get(relayed.task) ?? 0, relayed.end));
     // Until the watch names the execution, its tasks' ends cannot be told from another's.
     if (this.execution === undefined) this.relayed.push(relayed);
@@ -61,10 +65,18 @@ export class RelayedLog {
         this.enter(continued.newExecutionRunId || '');
         this.continued = true;
       }
+      // After a failed or timed-out workflow task, Temporal records the next attempts only when
+      // one completes, all under the same started event id: what a failed one of them relayed
+      // here cannot be told from the completed one's, so that task is read by a query.
+      if (event.workflowTaskFailedEventAttributes || event.workflowTaskTimedOutEventAttributes) {
+        this.retrying = true;
+      }
       const done = event.workflowTaskCompletedEventAttributes;
       if (done) {
         const task = Number(done.startedEventId ?? 0);
-        this.completed.add(task);
+        if (this.retrying) this.ends.delete(task);
+        else this.completed.add(task);
+        this.retrying = false;
         this.latest = Math.max(this.latest ?? 0, task);
       }
     }
@@ -79,6 +91,7 @@ export class RelayedLog {
     this.completed.clear();
     this.ends.clear();
     this.latest = undefined;
+    this.retrying = false;
     const earlier = this.relayed.splice(0);
     for (const relayed of earlier) if (relayed.execution === execution) this.hold(relayed);
   }

@@ -101,6 +101,29 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
     expect(chunks?.map((chunk) => chunk.type)).toEqual(['text-delta', 'finish']);
   });
 
+  it('of a task completed after a failed attempt are not trusted: its attempts share an id', () => {
+    const relay = new LogRelay();
+    const log = new RelayedLog(relay, RUN);
+    logged(relay, FIRST, 3, 0, 1);
+    log.observe([started(FIRST), completed(3)]);
+    expect(texts(log.read(0))).toEqual(['t0']);
+    // Attempt 1 of the next task (started event 7) failed; attempt 2 (recorded as started event
+    // 10 only when an attempt completes) logged t1, t2 here and failed too; attempt 3, with the
+    // same id 10, completed on another worker with other chunks.
+    logged(relay, FIRST, 10, 1, 2);
+    log.observe([
+      temporal.api.history.v1.HistoryEvent.fromObject({
+        workflowTaskFailedEventAttributes: { startedEventId: 7 },
+      }),
+      completed(10),
+    ]);
+    expect(log.read(1)).toBeUndefined();
+    // Later tasks have ids of their own again: their chunks are used once the gap is read.
+    logged(relay, FIRST, 16, 3, 1);
+    log.observe([completed(16)]);
+    expect(log.read(3)).toEqual([text(3)]);
+  });
+
   it('from another execution never match the one the watch reads', () => {
     const relay = new LogRelay();
     const log = new RelayedLog(relay, RUN);
