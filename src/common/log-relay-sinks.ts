@@ -2,8 +2,9 @@ import type { Sinks } from '@temporalio/workflow';
 import type { Chunk } from './chunks.js';
 
 /**
- * The sink a run calls for every chunk it logs, and where a decision arrives, while not replaying (`src/workflows/chunk-log.ts`):
- * the worker's process relays it to the streams of the run that it serves (`src/live/log-relay.ts`).
+ * The sink a run calls for every chunk it logs, and where a decision arrives, while not
+ * replaying (`src/workflows/chunk-log.ts`): the worker's process relays it to the streams of the
+ * run that it serves (`src/live/log-relay.ts`).
  */
 export interface LogRelaySinks extends Sinks {
   tollgateLogRelay: {

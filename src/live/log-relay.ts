@@ -21,25 +21,13 @@ export interface RelayedChunk {
   chunk?: Chunk;
 }
 
-export type RelayListener = (relayed: RelayedChunk) => void;
-
 /**
  * Hands the chunks a worker logs to the streams of the same process, so a stream reads a
  * completed workflow task's chunks without a query, which would send the worker another task.
  * In-process only, on purpose: a chunk read this way is shown as the run's log, so it must come
  * from this process's own worker, never from a broker others can publish to.
  */
-export class LogRelay {
-  private readonly listeners = new RunListeners<RelayedChunk>();
-
-  subscribe(runId: string, listener: RelayListener): () => void {
-    return this.listeners.subscribe(runId, listener);
-  }
-
-  publish(runId: string, relayed: RelayedChunk): void {
-    this.listeners.publish(runId, relayed);
-  }
-
+export class LogRelay extends RunListeners<RelayedChunk> {
   /**
    * The worker's side: the sink the workflow calls. The worker runs it once the activation that
    * logged the chunk has finished and before it reports the task complete, so a stream of this

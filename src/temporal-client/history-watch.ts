@@ -8,9 +8,10 @@ export const IDLE_READ_MS = 2000;
 export const MAX_IDLE_READ_MS = 30_000;
 
 /**
- * Long-polls the run's history and calls `onEvent` with the new events whenever it grows. Returns the close event once the run has closed; `undefined` when
- * `signal` aborts. A refused long poll is tried again after a pause, and `onEvent` is called
- * then too, with no events (the log is read after each failed poll).
+ * Long-polls the run's history and calls `onEvent` with the new events whenever it grows.
+ * Returns the close event once the run has closed; `undefined` when `signal` aborts. A refused
+ * long poll is tried again after a pause, and `onEvent` is called then too, with no events (the
+ * log is read after each failed poll).
  */
 export async function watchHistory(
   client: Client,

@@ -5,10 +5,11 @@ import { RelayedLog } from './relayed-log.js';
 
 /**
  * Live chunks of a run, collected from the moment of subscription, and the chunks this process's
- * worker logs for it (`relayed`). Subscribe before starting or deciding, so deltas of a model step
- * that begins right away, and what the decision's own workflow task logs, are not missed. Chunks may come
- * from another process: a withdrawal, or the first chunk of a later attempt of the same step,
- * drops what the earlier attempt sent, and late chunks of a replaced attempt are ignored.
+ * worker logs for it (`relayed`). Subscribe before starting or deciding, so deltas of a model
+ * step that begins right away, and what the decision's own workflow task logs, are not missed.
+ * Chunks may come from another process: a withdrawal, or the first chunk of a later attempt of
+ * the same step, drops what the earlier attempt sent, and late chunks of a replaced attempt are
+ * ignored.
  */
 export class LiveSubscription {
   private readonly chunks = new Map<number, Chunk>();

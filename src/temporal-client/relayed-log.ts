@@ -51,7 +51,9 @@ export class RelayedLog {
    * a workflow task completed among them: the log may have grown.
    */
   observe(events: readonly HistoryEvent[]): boolean {
-    this.fresh = events.some((event) => event.workflowTaskCompletedEventAttributes);
+    const completion = events.some((event) => event.workflowTaskCompletedEventAttributes);
+    // A failed poll may have missed events: only a query proves the log then.
+    this.fresh = events.length > 0 && (this.fresh || completion);
     for (const event of events) {
       const started = event.workflowExecutionStartedEventAttributes;
       // A first execution's own run id; one continued from another is named by the event that
@@ -82,7 +84,7 @@ export class RelayedLog {
     }
     // Only the latest task's end is asked for again.
     for (const task of this.ends.keys()) if (task < (this.latest ?? 0)) this.ends.delete(task);
-    return this.fresh;
+    return completion;
   }
 
   private enter(execution: string): void {
@@ -104,9 +106,10 @@ export class RelayedLog {
     const fresh = this.fresh;
     this.fresh = false;
     const chunks: Chunk[] = [];
-    for (let at = offset, relayed = this.held.get(at); relayed && this.logged(relayed);) {
+    let relayed = this.held.get(offset);
+    while (relayed && this.logged(relayed)) {
       chunks.push(relayed.chunk);
-      relayed = this.held.get(++at);
+      relayed = this.held.get(offset + chunks.length);
     }
     const end = offset + chunks.length;
     for (const at of this.held.keys()) if (at < end) this.held.delete(at);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { temporal } from '@temporalio/proto';
-import { makeChunk, type Chunk } from '../../src/common/chunks.js';
+import { makeChunk, ZERO_USAGE, type Chunk } from '../../src/common/chunks.js';
 import { LogRelay } from '../../src/live/log-relay.js';
 import { RelayedLog } from '../../src/temporal-client/relayed-log.js';
 import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
@@ -30,13 +30,18 @@ const completed = (task: number): HistoryEvent =>
   temporal.api.history.v1.HistoryEvent.fromObject({
     workflowTaskCompletedEventAttributes: { startedEventId: task },
   });
+/** A relay of this process and a stream's relayed log of RUN, subscribed to it. */
+function relayedLog(): { relay: LogRelay; log: RelayedLog } {
+  const relay = new LogRelay();
+  return { relay, log: new RelayedLog(relay, RUN) };
+}
+
 const texts = (chunks: Chunk[] | undefined) =>
   chunks?.map((chunk) => (chunk.payload as { text: string }).text);
 
 describe('the chunks a worker relays to streams of its process (pure, no server)', () => {
   it('stand in for a query once history shows the task that logged them completed', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 2);
     // Logged but not yet completed in history: not part of the log yet.
     expect(log.observe([started(FIRST)])).toBe(false);
@@ -50,8 +55,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it('are not enough when the latest completed task relayed nothing here (the tail queries)', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 2);
     // Task 9 ran on another worker, or logged nothing: what it logged is unknown.
     log.observe([started(FIRST), completed(3), completed(9)]);
@@ -59,8 +63,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it("prove a task that logged nothing when it said the log's length (a decision)", () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 2);
     relay.publish(RUN, { execution: FIRST, task: 9, end: 2 });
     log.observe([started(FIRST), completed(3), completed(9)]);
@@ -68,8 +71,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it('need a fresh report of history: not after a failed poll, nor twice for one report', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 1);
     log.observe([started(FIRST), completed(3)]);
     expect(texts(log.read(0))).toEqual(['t0']);
@@ -79,11 +81,15 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
     log.observe([completed(9)]);
     log.observe([]);
     expect(log.read(1)).toBeUndefined();
+    // Events after a completion, before the read (an activity started), keep the report fresh.
+    logged(relay, FIRST, 12, 2, 1);
+    expect(log.observe([completed(12)])).toBe(true);
+    expect(log.observe([temporal.api.history.v1.HistoryEvent.fromObject({})])).toBe(false);
+    expect(texts(log.read(2))).toEqual(['t2']);
   });
 
   it('of a task that never completed are never shown, even below a later completed task', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 1);
     // Task 9 failed (worker crash) after logging t1, t2; its retry, task 13, logged t1 only.
     logged(relay, FIRST, 9, 1, 2);
@@ -91,10 +97,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
       execution: FIRST,
       task: 13,
       end: 2,
-      chunk: makeChunk(RUN, 'finish', {
-        finishReason: 'stop',
-        usage: { inputTokens: 0, outputTokens: 0, totalTokens: 0 },
-      }),
+      chunk: makeChunk(RUN, 'finish', { finishReason: 'stop', usage: ZERO_USAGE }),
     });
     log.observe([started(FIRST), completed(3), completed(13)]);
     const chunks = log.read(0);
@@ -102,8 +105,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it('of a task completed after a failed attempt are not trusted: its attempts share an id', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 1);
     log.observe([started(FIRST), completed(3)]);
     expect(texts(log.read(0))).toEqual(['t0']);
@@ -125,8 +127,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it('from another execution never match the one the watch reads', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, FIRST, 3, 0, 1);
     log.observe([started(FIRST), completed(3)]);
     expect(texts(log.read(0))).toEqual(['t0']);
@@ -147,8 +148,7 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
   });
 
   it('hold what arrives before the watch names the execution', () => {
-    const relay = new LogRelay();
-    const log = new RelayedLog(relay, RUN);
+    const { relay, log } = relayedLog();
     logged(relay, 'other-execution', 3, 0, 1);
     logged(relay, FIRST, 3, 0, 1);
     relay.publish(RUN, { execution: FIRST, task: 3, end: 1 });
