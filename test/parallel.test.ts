@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Tollgate } from '../src/index.js';
+import { z } from 'zod';
+import { createTool, type Tollgate } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
-import { chunksOf, hostAgents, recordingTool, testAgent } from './support/harness.js';
+import {
+  chunksOf,
+  hostAgents,
+  recordingTool,
+  settlesWithin,
+  testAgent,
+} from './support/harness.js';
 
 /** Step 1: three parallel calls (two gated, one not). Step 2: lists the results it received. */
 const parallelThenReport: TurnPicker = (prompt) => {
@@ -97,5 +104,88 @@ describe('parallel tool calls in one step', () => {
     expect(done.finishReason).toBe('stop');
     expect(charge.executions.length).toBe(chargesBefore + 1);
     expect(email.executions.length).toBe(emailsBefore + 1);
+  });
+});
+
+/** Two gated calls in one step: `slow-approval` waits for ever, `quick-expiry` expires and declines. */
+const twoGatedCalls: TurnPicker = (prompt) =>
+  prompt.at(-1)?.role === 'tool'
+    ? { text: 'Both answered.' }
+    : {
+        toolCalls: [
+          { toolName: 'slow-approval', args: { id: 'S' }, toolCallId: 'call-S' },
+          { toolName: 'quick-expiry', args: { id: 'Q' }, toolCallId: 'call-Q' },
+        ],
+      };
+
+describe('a decline beside other waiting calls', () => {
+  const slow = recordingTool('slow-approval', { requireApproval: true });
+  const quickExecutions: unknown[] = [];
+  const quick = createTool({
+    id: 'quick-expiry',
+    description: 'Gated; its approval expires after 1.5 s and declines.',
+    inputSchema: z.object({ id: z.string() }),
+    requireApproval: true,
+    approval: { timeout: 1500, onTimeout: 'decline' },
+    execute: async (input) => {
+      quickExecutions.push(input);
+      return { done: input.id };
+    },
+  });
+  const both = recordingTool('quick-expiry', { requireApproval: true });
+  const { agent: declining } = testAgent('decline-beside', [slow.tool, both.tool], twoGatedCalls);
+  const { agent: expiring } = testAgent('expiry-beside', [slow.tool, quick], twoGatedCalls);
+  let tollgate: Tollgate;
+
+  beforeAll(async () => {
+    tollgate = await hostAgents([declining, expiring], 'decline-beside');
+  });
+  afterAll(async () => {
+    await tollgate.shutdown();
+  });
+
+  it('ends the decline’s stream with a suspended finish while the other call waits', async () => {
+    const a = tollgate.getAgent('decline-beside');
+    const first = await a.generate('Do both.');
+    expect(first.finishReason).toBe('suspended');
+
+    const afterDecline = await a.declineToolCall({ runId: first.runId, toolCallId: 'call-Q' });
+    const chunks = chunksOf(afterDecline);
+    // Before the fix the stream never ended: the run was not announced idle after a decline.
+    expect(await settlesWithin(chunks, 15_000)).toBe(true);
+    expect((await chunks).map((c) => [c.type, c.payload])).toEqual([
+      [
+        'tool-result',
+        expect.objectContaining({ toolCallId: 'call-Q', code: 'TOOL_CALL_DECLINED' }),
+      ],
+      ['finish', expect.objectContaining({ finishReason: 'suspended' })],
+    ]);
+    expect(await a.pendingToolCalls(first.runId)).toEqual([
+      expect.objectContaining({ toolCallId: 'call-S' }),
+    ]);
+
+    const done = await a.approveToolCallGenerate({ runId: first.runId, toolCallId: 'call-S' });
+    expect(done.finishReason).toBe('stop');
+    expect(slow.executions).toHaveLength(1);
+    expect(both.executions).toHaveLength(0);
+  });
+
+  it('ends an observer’s stream when an approval expires and declines beside a waiting call', async () => {
+    const a = tollgate.getAgent('expiry-beside');
+    const slowBefore = slow.executions.length;
+    const stream = await a.stream('Do both.');
+    const first = await chunksOf(stream);
+    expect(first.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+
+    const observed = chunksOf(await a.observe({ runId: stream.runId, offset: first.length }));
+    expect(await settlesWithin(observed, 20_000)).toBe(true);
+    expect((await observed).map((c) => [c.type, c.payload])).toEqual([
+      ['tool-result', expect.objectContaining({ toolCallId: 'call-Q', code: 'APPROVAL_EXPIRED' })],
+      ['finish', expect.objectContaining({ finishReason: 'suspended' })],
+    ]);
+    const done = await a.approveToolCallGenerate({ runId: stream.runId, toolCallId: 'call-S' });
+    expect(done.finishReason).toBe('stop');
+    expect(quickExecutions).toHaveLength(0);
+    expect(slow.executions).toHaveLength(slowBefore + 1);
   });
 });

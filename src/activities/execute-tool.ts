@@ -22,15 +22,21 @@ export async function runTool(
   const agent = agents.require(input.agentId);
   const { call } = input;
   const tool = agent.toolsNamedBy(input.toolNaming).get(call.toolName);
-  if (!tool) return { kind: 'error', error: `Agent "${agent.id}" has no tool "${call.toolName}".` };
+  if (!tool)
+    return {
+      kind: 'error',
+      error: `Agent "${agent.id}" has no tool "${call.toolName}".`,
+      code: 'TOOL_NOT_FOUND',
+    };
   const parsed = tool.inputSchema.safeParse(call.args);
   if (!parsed.success)
     return {
       kind: 'error',
       error: `Invalid arguments for tool "${tool.id}": ${issues(parsed.error)}`,
+      code: 'INVALID_TOOL_INPUT',
     };
   const resume = checkResumeData(tool, input);
-  if (!resume.ok) return { kind: 'error', error: resume.error };
+  if (!resume.ok) return { kind: 'error', error: resume.error, code: 'INVALID_RESUME_DATA' };
 
   let suspendPayload: unknown;
   let suspended = false;
@@ -82,6 +88,7 @@ export async function runTool(
       return {
         kind: 'error',
         error: `Tool "${tool.id}" returned an invalid result: ${issues(checked.error)}`,
+        code: 'INVALID_TOOL_OUTPUT',
       };
   }
   return { kind: 'result', result: toJsonValue(output) };

@@ -59,13 +59,23 @@ export interface ChunkPayloads {
     resumeSchema: string;
     path?: string[];
   };
-  /** `originalArgs`: set when an approver edited the arguments; `args` are those that ran. */
-  'tool-result': ToolCallRef & { result: JsonValue; originalArgs?: JsonValue };
-  'tool-error': ToolCallRef & { error: string };
+  /**
+   * `originalArgs`: set when an approver edited the arguments; `args` are those that ran. `code`:
+   * set when the call did not run and `result` only says why: `TOOL_CALL_DECLINED` (a decline)
+   * or `APPROVAL_EXPIRED` (an expiry whose policy declines).
+   */
+  'tool-result': ToolCallRef & {
+    result: JsonValue;
+    originalArgs?: JsonValue;
+    code?: 'TOOL_CALL_DECLINED' | 'APPROVAL_EXPIRED';
+  };
+  /** `code`: the error's stable code where Tollgate knows one (`docs/streams.md` lists them). */
+  'tool-error': ToolCallRef & { error: string; code?: string };
   finish: { finishReason: FinishReason; usage: Usage };
   /**
-   * `code`: set when the run ended without a Tollgate finish (terminated, timed out, cancelled
-   * or failed from outside, e.g. `RUN_TERMINATED`); `reason`: the reason Temporal recorded.
+   * `code`: the failure's stable code where Tollgate knows one (`RUN_FAILED` for a failure it
+   * cannot name, `RUN_TERMINATED` and the like for a run closed from outside); `reason`: the
+   * reason Temporal recorded.
    */
   error: { error: string; code?: string; reason?: string };
   /**

@@ -64,6 +64,14 @@ export const TOLLGATE_ERROR_CODES = [
   'INVALID_GRANT',
   'GRANT_NOT_FOUND',
   'GRANT_ALREADY_REVOKED',
+  // Why a call did not run as asked, carried by its `tool-error` or `tool-result` chunk (issue 24.5).
+  'TOOL_NOT_FOUND',
+  'INVALID_TOOL_INPUT',
+  'INVALID_TOOL_OUTPUT',
+  'TOOL_FAILED',
+  'TOOL_TIMED_OUT',
+  'TOOL_CALL_DECLINED',
+  'SUB_AGENT_FAILED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

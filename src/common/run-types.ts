@@ -225,7 +225,8 @@ export interface ExecuteToolInput {
 
 export type ExecuteToolOutput =
   | { kind: 'result'; result: JsonValue }
-  | { kind: 'error'; error: string }
+  /** `code`: the stable code of what went wrong, where the activity knows one. */
+  | { kind: 'error'; error: string; code?: string }
   /** `resumeSchema`: set when `suspend()` gave this suspension its own schema (JSON string). */
   | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string };
 

@@ -6,11 +6,10 @@ import {
   condition,
   ContinueAsNew,
   isCancellation,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import { refOf } from '../common/chunks.js';
-import { TollgateError } from '../common/errors.js';
+import { TollgateError, type TollgateErrorCode } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
   AgentManifest,
@@ -29,15 +28,21 @@ import {
   restoreRun,
 } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
-import { doesLocalWork, modelStepsAreLocal, patchesBeforeLocalWork } from './local-execution.js';
+import {
+  askPatch,
+  doesLocalWork,
+  modelStepsAreLocal,
+  patchesBeforeLocalWork,
+} from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
 import { COMPACTION_PATCH, ConversationTrack } from './compaction.js';
 import { RunState } from './run-state.js';
 import { asRunFailure } from './run-failure.js';
-import { failureMessage, runToolCalls } from './tool-calls.js';
+import { DECLINE_ENDS_STRETCH_PATCH, failureMessage, runToolCalls } from './tool-calls.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { namingOf, withToolIds } from './tool-naming.js';
+import type { ToolRunContext } from './tool-run-context.js';
 
 /**
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
@@ -66,10 +71,11 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       state.status.keepRepeats();
       state.log.relaying = false;
     }
-    const finishPatch = patchesBeforeLocalWork(manifest, [
+    const patches = patchesBeforeLocalWork(manifest, [
       HANDLERS_FINISHED_PATCH,
       CONTINUE_AS_NEW_PATCH,
       CHANNELS_PATCH,
+      DECLINE_ENDS_STRETCH_PATCH,
       ...(manifest.conversation ? [COMPACTION_PATCH] : []),
     ]);
     const thread = threadOf(input);
@@ -80,7 +86,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       recalled = messages.length;
     }
     const carry = { recalled, toolNaming };
-    const result = await runSteps(state, input, manifest, carry);
+    const result = await runSteps({ state, input, manifest, patches }, carry);
     if (thread) {
       // After a compaction: the compacted conversation, less the recalled messages it kept.
       await appendThread(thread, {
@@ -89,7 +95,7 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
       });
     }
     state.close(result.finishReason, 'completed');
-    await handlersFinished(finishPatch.get(HANDLERS_FINISHED_PATCH));
+    if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
     return result;
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
@@ -99,18 +105,12 @@ export async function agentRun(input: RunInput): Promise<RunResult> {
   }
 }
 
-/** The patch a run records when it completes only after its signal and update handlers have. */
-export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
-
 /**
- * An update handler may still be passing a decision down to a sub-agent's run when the run
- * completes; completing then would cut it off and answer its caller with an error. Runs that
- * complete under this code wait for every handler first; runs that completed before it did not,
- * so their histories replay without the marker.
+ * The patch a run records when it completes only after its signal and update handlers have: an
+ * update handler may still be passing a decision down to a sub-agent's run when the run completes,
+ * and completing then would cut it off. Runs that completed before it replay without the wait.
  */
-async function handlersFinished(decided: boolean | undefined): Promise<void> {
-  if (decided ?? patched(HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
-}
+export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
 
 /** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */
 function threadOf(input: RunInput): ThreadRef | undefined {
@@ -120,12 +120,11 @@ function threadOf(input: RunInput): ThreadRef | undefined {
 }
 
 async function runSteps(
-  state: RunState,
-  input: RunInput,
-  manifest: AgentManifest,
+  context: ToolRunContext,
   /** `recalled` is updated when a compaction changes the conversation. */
   carry: { recalled: number; toolNaming: ToolNaming },
 ): Promise<RunResult> {
+  const { state, input, manifest } = context;
   const maxSteps = input.continued?.maxSteps ?? input.maxSteps ?? manifest.maxSteps;
   const gateContext = {
     runId: state.runId,
@@ -171,7 +170,7 @@ async function runSteps(
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
-    const results = await runToolCalls({ state, manifest, input }, calls, gated);
+    const results = await runToolCalls(context, calls, gated);
     conversation.add([{ role: 'tool', content: results }]);
     if (step < maxSteps) {
       await conversation.compactIfLarge(step);
@@ -196,6 +195,16 @@ async function runSteps(
   };
 }
 
+/** The code a run's failure is known by: its own Tollgate code, or `RUN_FAILED`. */
+function runFailureCode(error: unknown): TollgateErrorCode {
+  const failure = error instanceof ActivityFailure ? asRunFailure(error) : error;
+  const code =
+    failure instanceof ApplicationFailure
+      ? TollgateError.codeOfFailureType(failure.type)
+      : undefined;
+  return code ?? 'RUN_FAILED';
+}
+
 function fail(state: RunState, error: unknown): void {
   const cancelled = isCancellation(error);
   const message = cancelled
@@ -205,12 +214,12 @@ function fail(state: RunState, error: unknown): void {
       : error instanceof Error
         ? error.message
         : String(error);
+  const code = cancelled ? 'RUN_CANCELLED' : runFailureCode(error);
   // Every call still waiting gets an explicit answer, so no one waits on a decision that is moot.
   const moot = cancelled ? 'Run was cancelled before a decision' : 'Run failed before a decision';
   for (const call of state.calls.pendingToolCalls()) {
-    state.log.emit('tool-error', { ...refOf(call), error: moot });
+    state.log.emit('tool-error', { ...refOf(call), error: moot, code });
   }
-  const code = error instanceof ApplicationFailure && TollgateError.codeOfFailureType(error.type);
-  state.log.emit('error', { error: message, ...(code ? { code } : {}) });
+  state.log.emit('error', { error: message, code });
   state.close('error', cancelled ? 'cancelled' : 'failed');
 }

@@ -7,6 +7,7 @@ import {
   ParentClosePolicy,
   setHandler,
 } from '@temporalio/workflow';
+import type { TollgateErrorCode } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   ChildStatus,
@@ -41,12 +42,13 @@ export async function runDelegation(
   context: DelegationContext,
   call: ModelToolCall,
   tool: ToolManifest & { delegate: { agentId: string } },
-): Promise<{ text: string } | { error: string }> {
+): Promise<{ text: string } | { error: string; code: TollgateErrorCode }> {
   const { state, input } = context;
   const message = (call.args as { message?: unknown } | null)?.message;
   if (typeof message !== 'string' || message === '') {
     return {
       error: `Tool "${call.toolName}" takes { message: string }: the task for the sub-agent.`,
+      code: 'INVALID_TOOL_INPUT',
     };
   }
   const agentId = tool.delegate.agentId;
@@ -80,7 +82,8 @@ export async function runDelegation(
       throw error;
     }
     if (error instanceof ChildWorkflowFailure) {
-      return { error: `Sub-agent "${agentId}" failed: ${error.cause?.message || error.message}` };
+      const why = error.cause?.message || error.message;
+      return { error: `Sub-agent "${agentId}" failed: ${why}`, code: 'SUB_AGENT_FAILED' };
     }
     throw error;
   } finally {

@@ -111,3 +111,8 @@ export function patchesBeforeLocalWork(
   for (const id of ids) decided.set(id, patched(id));
   return decided;
 }
+
+/** A patch decided up front (`patchesBeforeLocalWork`), or else asked here, where it applies. */
+export function askPatch(decided: Map<string, boolean>, id: string): boolean {
+  return decided.get(id) ?? patched(id);
+}

@@ -5,6 +5,7 @@ import {
   condition,
 } from '@temporalio/workflow';
 import { refOf, type ToolCallRef } from '../common/chunks.js';
+import { TollgateError } from '../common/errors.js';
 import { tollgateFailure } from '../common/failure.js';
 import type { JsonValue } from '../common/json.js';
 import type { ExecuteToolOutput, ModelToolCall, ToolManifest } from '../common/run-types.js';
@@ -18,7 +19,7 @@ import type { ToolRunContext } from './tool-run-context.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
-import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
+import { askPatch, currentStep, localExecuteTool, runsLocally } from './local-execution.js';
 import type { Grant } from '../common/grant-types.js';
 import { grantsFor, useGrant } from './grant-use.js';
 
@@ -67,19 +68,18 @@ async function runCall(
   const { state } = context;
   const { gated, note: gateNote, grant } = gate;
   const tool = context.manifest.tools[call.toolName];
-  if (!tool || call.invalidReason !== undefined) {
+  if (call.invalidReason !== undefined)
+    return toolError(state, call, { error: call.invalidReason, code: 'INVALID_TOOL_INPUT' });
+  if (!tool) {
     const available = Object.keys(context.manifest.tools).join(', ') || 'none';
-    return toolError(
-      state,
-      call,
-      call.invalidReason ?? `Unknown tool "${call.toolName}". Available tools: ${available}.`,
-    );
+    const error = `Unknown tool "${call.toolName}". Available tools: ${available}.`;
+    return toolError(state, call, { error, code: 'TOOL_NOT_FOUND' });
   }
   if (tool.delegate) {
     const outcome = await runDelegation(context, call, { ...tool, delegate: tool.delegate });
     return 'text' in outcome
       ? toolResult(state, call, outcome.text)
-      : toolError(state, call, outcome.error);
+      : toolError(state, call, outcome);
   }
   let edited: ModelToolCall | undefined;
   if (gated && grant) {
@@ -88,9 +88,11 @@ async function runCall(
     const outcome = await awaitApproval(context, call, tool, gateNote);
     if (outcome.kind === 'expired') {
       if (outcome.onTimeout === 'fail') throw expiredFailure(call);
-      if (outcome.onTimeout === 'decline') return declined(state, call, expiredReason(call));
+      if (outcome.onTimeout === 'decline')
+        return declined(context, call, expiredReason(call), 'APPROVAL_EXPIRED');
     } else if (outcome.decision.kind === 'decline') {
-      return declined(state, call, outcome.decision.reason ?? DEFAULT_DECLINE_REASON);
+      const reason = outcome.decision.reason ?? DEFAULT_DECLINE_REASON;
+      return declined(context, call, reason, 'TOOL_CALL_DECLINED');
     } else if (outcome.decision.args !== undefined) {
       const args = outcome.decision.args;
       edited = { ...call, args, fingerprint: toolCallFingerprint(call.toolName, args) };
@@ -119,7 +121,7 @@ async function runCall(
         ? edited
           ? editedResult(state, call, edited, output.result)
           : toolResult(state, call, output.result)
-        : toolError(state, edited ?? call, output.error);
+        : toolError(state, edited ?? call, output);
     state.activity.toolFinished();
     return result;
   }
@@ -149,29 +151,51 @@ async function execute(
   try {
     return await (local ? localExecuteTool(tool, input, local) : executeTool(tool, input));
   } catch (error) {
-    if (error instanceof ActivityFailure)
-      return { kind: 'error', error: toolFailureMessage(error, tool) };
+    if (error instanceof ActivityFailure) return { kind: 'error', ...toolFailure(error, tool) };
     throw error;
   }
 }
 
 /**
- * What the model and the stream see when a call's last attempt failed. A timed-out attempt says
- * how often `execute` may have started: each attempt may have run it, up to the end.
+ * What the model and the stream see when a call's last attempt failed, with the code of the
+ * failure: the tool's own Tollgate code, `TOOL_TIMED_OUT`, or `TOOL_FAILED` for anything it threw.
+ * A timed-out attempt says how often `execute` may have started: each attempt may have run it.
  */
-function toolFailureMessage(error: ActivityFailure, tool: ToolManifest): string {
+function toolFailure(error: ActivityFailure, tool: ToolManifest): ToolErrorOf {
   const cause = error.cause;
-  if (!(cause instanceof TimeoutFailure)) return failureMessage(error);
+  if (!(cause instanceof TimeoutFailure)) {
+    const code =
+      cause instanceof ApplicationFailure ? TollgateError.codeOfFailureType(cause.type) : undefined;
+    return { error: failureMessage(error), code: code ?? 'TOOL_FAILED' };
+  }
   const how =
     cause.timeoutType === 'HEARTBEAT'
       ? `its worker stopped heartbeating${tool.heartbeatTimeoutMs !== undefined ? ` for ${tool.heartbeatTimeoutMs} ms` : ''} (it crashed or hung)`
       : `it ran past its ${tool.timeoutMs} ms limit`;
   const attempts = tool.retry.maximumAttempts;
-  return `Tool "${tool.name}" did not finish: ${how} on its last attempt; execute may have started up to ${attempts} time(s), its effects happen once only where it uses context.idempotencyKey.`;
+  return {
+    error: `Tool "${tool.name}" did not finish: ${how} on its last attempt; execute may have started up to ${attempts} time(s), its effects happen once only where it uses context.idempotencyKey.`,
+    code: 'TOOL_TIMED_OUT',
+  };
 }
 
-function declined(state: RunState, call: ModelToolCall, reason: string): ToolResultPart {
-  state.log.emit('tool-result', { ...refOf(call), result: reason });
+/**
+ * Runs that record this patch end the stream's stretch when a decline (or an expiry that
+ * declines) leaves the run only waiting on other calls, as a finished tool does: the `suspended`
+ * finish and the waiting status. Asked only then, so other runs record no marker.
+ */
+export const DECLINE_ENDS_STRETCH_PATCH = 'tollgate-decline-ends-stretch';
+
+function declined(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  reason: string,
+  code: 'TOOL_CALL_DECLINED' | 'APPROVAL_EXPIRED',
+): ToolResultPart {
+  const { state } = context;
+  state.log.emit('tool-result', { ...refOf(call), result: reason, code });
+  if (state.activity.idle && askPatch(context.patches, DECLINE_ENDS_STRETCH_PATCH))
+    state.activity.announceIdle();
   return part(call, 'text', reason);
 }
 
@@ -212,8 +236,12 @@ function toolResult(state: RunState, call: ModelToolCall, result: JsonValue): To
   return typeof result === 'string' ? part(call, 'text', result) : part(call, 'json', result);
 }
 
-function toolError(state: RunState, call: ModelToolCall, error: string): ToolResultPart {
-  state.log.emit('tool-error', { ...refOf(call), error });
+/** A call's error and, where Tollgate knows one, its stable code. */
+type ToolErrorOf = { error: string; code?: string };
+
+function toolError(state: RunState, call: ModelToolCall, failure: ToolErrorOf): ToolResultPart {
+  const { error, code } = failure;
+  state.log.emit('tool-error', { ...refOf(call), error, ...(code !== undefined ? { code } : {}) });
   return part(call, 'error-text', error);
 }
 

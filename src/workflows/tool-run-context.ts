@@ -6,4 +6,6 @@ export interface ToolRunContext {
   state: RunState;
   manifest: AgentManifest;
   input: RunInput;
+  /** Patches a local-mode run decided before its local work (`patchesBeforeLocalWork`). */
+  patches: Map<string, boolean>;
 }

@@ -76,7 +76,12 @@ export class UiChunkTranslator {
         if (this.declined.has(toolCallId)) return [{ type: 'tool-output-denied', toolCallId }];
         return [
           ...this.input(chunk.payload),
-          { type: 'tool-output-available', toolCallId, output: chunk.payload.result },
+          {
+            type: 'tool-output-available',
+            toolCallId,
+            output: chunk.payload.result,
+            ...codeMetadata(chunk.payload.code),
+          },
         ];
       }
       case 'tool-error':
@@ -86,6 +91,7 @@ export class UiChunkTranslator {
             type: 'tool-output-error',
             toolCallId: chunk.payload.toolCallId,
             errorText: chunk.payload.error,
+            ...codeMetadata(chunk.payload.code),
           },
         ];
       case 'finish':
@@ -138,4 +144,14 @@ function finishChunk(reason: FinishReason): UIMessageChunk {
 
 function errorTextOf(payload: { error: string; code?: string }): string {
   return payload.code !== undefined ? `${payload.code}: ${payload.error}` : payload.error;
+}
+
+/**
+ * A call's code as the AI SDK carries metadata of a tool's output: the UI part keeps it as
+ * `resultProviderMetadata.tollgate.code`.
+ */
+function codeMetadata(code: string | undefined): {
+  providerMetadata?: { tollgate: { code: string } };
+} {
+  return code !== undefined ? { providerMetadata: { tollgate: { code } } } : {};
 }
