@@ -1,9 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { toJsonValue, type JsonValue } from '../common/json.js';
 
-/** Heartbeat details of a tool attempt: the call's latest checkpoint, if any. */
-interface CheckpointDetails {
-  tollgateCheckpoint: JsonValue;
+/**
+ * Heartbeat details of a tool attempt: the call's latest checkpoint, if any, and whether this
+ * attempt has started `execute` without reporting how it ended.
+ */
+interface AttemptDetails {
+  tollgateCheckpoint?: JsonValue;
+  tollgateExecuting?: true;
 }
 
 /**
@@ -13,11 +17,19 @@ interface CheckpointDetails {
 export class Checkpoints {
   /** The latest checkpoint of any earlier attempt of this call. */
   readonly previous: JsonValue | undefined;
+  /**
+   * The previous attempt started `execute` and ended without reporting a throw: it timed out, its
+   * worker died, or the server refused its completion, so the call may have had its effect.
+   */
+  readonly previousEndedUnseen: boolean;
   private latest: JsonValue | undefined;
+  /** Undefined until marked: a cleared mark must still replace the details the server holds. */
+  private executing: boolean | undefined;
 
   constructor(private readonly context = Context.current()) {
-    const details = context.info.heartbeatDetails as Partial<CheckpointDetails> | undefined;
+    const details = context.info.heartbeatDetails as AttemptDetails | undefined;
     this.previous = details?.tollgateCheckpoint;
+    this.previousEndedUnseen = details?.tollgateExecuting === true;
     this.latest = this.previous;
   }
 
@@ -27,12 +39,30 @@ export class Checkpoints {
    */
   record(value: unknown): void {
     this.latest = toJsonValue(value);
-    // A local activity cannot heartbeat: its checkpoints stay within the attempt.
-    if (!this.context.info.isLocal) this.context.heartbeat(this.details());
+    this.send();
+  }
+
+  /**
+   * Marks `execute` as running (`true`) or as having thrown (`false`). The mark goes out before
+   * `execute` starts (a first heartbeat is not throttled), so an attempt that never reports back
+   * leaves it for the next attempt; a throw clears it, as the tool has said what happened.
+   */
+  markExecuting(executing: boolean): void {
+    this.executing = executing;
+    this.send();
   }
 
   /** What each heartbeat carries, so the latest checkpoint is never overwritten by an empty one. */
-  details(): CheckpointDetails | undefined {
-    return this.latest === undefined ? undefined : { tollgateCheckpoint: this.latest };
+  details(): AttemptDetails | undefined {
+    if (this.latest === undefined && this.executing === undefined) return undefined;
+    return {
+      ...(this.latest !== undefined ? { tollgateCheckpoint: this.latest } : {}),
+      ...(this.executing === true ? { tollgateExecuting: true as const } : {}),
+    };
+  }
+
+  private send(): void {
+    // A local activity cannot heartbeat: its checkpoints and marks stay within the attempt.
+    if (!this.context.info.isLocal) this.context.heartbeat(this.details());
   }
 }

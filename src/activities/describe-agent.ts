@@ -23,7 +23,10 @@ export const DEFAULT_MODEL_STEP = {
 export const DEFAULT_LAST_MESSAGES = 40;
 /** Default limit of one tool execution attempt, ms. */
 export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
-/** Default attempts of a tool execution: tools with side effects use `context.idempotencyKey`. */
+/**
+ * Default attempts of a tool execution, spent on throws only: an attempt that started `execute` and
+ * ended unseen is not repeated unless the tool declares `retry` (`runTool`).
+ */
 export const DEFAULT_TOOL_ATTEMPTS = 3;
 const DEFAULT_TOOL_RETRY_INTERVAL_MS = 1000;
 

@@ -1,6 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue } from '../common/json.js';
+import { jsonBytes } from '../common/continued-run.js';
+import { MAX_TOOL_RESULT_BYTES } from '../common/limits.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
 import type { Agent } from '../definitions/agent.js';
@@ -12,7 +14,8 @@ const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
 /**
  * Runs an approved (or ungated) call. Bad arguments, bad output and a `suspend()` come back as
  * values; a throw is left to the tool's retry policy, and the workflow turns the last failure into
- * a tool error the model sees.
+ * a tool error the model sees. A result too large to complete with, and a repeat of an attempt
+ * that started `execute` and ended unseen (unless the tool declares `retry`), fail at once.
  */
 export async function runTool(
   agents: AgentRegistry,
@@ -28,6 +31,7 @@ export async function runTool(
       error: `Agent "${agent.id}" has no tool "${call.toolName}".`,
       code: 'TOOL_NOT_FOUND',
     };
+  if (checkpoints.previousEndedUnseen && tool.retry === undefined) throw attemptLost(call.toolName);
   const parsed = tool.inputSchema.safeParse(call.args);
   if (!parsed.success)
     return {
@@ -73,15 +77,23 @@ export async function runTool(
     abortSignal: Context.current().cancellationSignal,
   };
   const named = { toolName: call.toolName, toolId: tool.id };
-  const output = await withHooks(agent, named, parsed.data, context, () =>
-    tool.execute(parsed.data, context),
-  );
+  checkpoints.markExecuting(true);
+  let output: unknown;
+  try {
+    output = await withHooks(agent, named, parsed.data, context, () =>
+      tool.execute(parsed.data, context),
+    );
+  } catch (error) {
+    // A throw after the attempt was cancelled (its timeout) is not the tool's report: keep the mark.
+    if (!context.abortSignal.aborted) checkpoints.markExecuting(false);
+    throw error;
+  }
   if (suspended)
-    return {
+    return withinLimit(call.toolName, {
       kind: 'suspended',
       suspendPayload: toJsonValue(suspendPayload),
       ...(resumeSchema !== undefined ? { resumeSchema } : {}),
-    };
+    });
   if (tool.outputSchema) {
     const checked = tool.outputSchema.safeParse(output);
     if (!checked.success)
@@ -91,7 +103,28 @@ export async function runTool(
         code: 'INVALID_TOOL_OUTPUT',
       };
   }
-  return { kind: 'result', result: toJsonValue(output) };
+  return withinLimit(call.toolName, { kind: 'result', result: toJsonValue(output) });
+}
+
+/**
+ * Fails a call whose output Temporal would refuse at completion: the refusal is only noticed at the
+ * heartbeat timeout, and the attempt then repeated although its effect happened.
+ */
+function withinLimit(toolName: string, output: ExecuteToolOutput): ExecuteToolOutput {
+  const bytes = jsonBytes(output);
+  if (bytes <= MAX_TOOL_RESULT_BYTES) return output;
+  throw new TollgateError(
+    'PAYLOAD_TOO_LARGE',
+    `Tool "${toolName}" returned ${bytes} bytes of JSON, over the limit of ${MAX_TOOL_RESULT_BYTES} bytes for a tool result; it ran once and is not retried: return less (a summary, a page, or a reference to where the data is stored).`,
+  );
+}
+
+function attemptLost(toolName: string): TollgateError {
+  const previous = Context.current().info.attempt - 1;
+  return new TollgateError(
+    'TOOL_ATTEMPT_LOST',
+    `Tool "${toolName}" did not finish: attempt ${previous} started execute and then timed out, lost its worker or could not deliver its result, so the call may have had its effect and is not run again; declare retries safe with createTool({ retry }) if its effects happen once by context.idempotencyKey.`,
+  );
 }
 
 function checkResumeData(

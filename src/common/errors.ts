@@ -38,6 +38,8 @@ export const TOLLGATE_ERROR_CODES = [
   'DECISION_NOT_CONFIRMED',
   'DECISION_DEADLINE_PASSED',
   'THREAD_APPEND_TOO_LARGE',
+  // Tool attempts (issue 25.3): an attempt that ended unseen after execute started is not repeated.
+  'TOOL_ATTEMPT_LOST',
   // MCP tools (issue 17.1): the server, its answers and its definitions.
   'MCP_CONNECTION_FAILED',
   'MCP_INVALID_RESPONSE',
@@ -45,6 +47,7 @@ export const TOLLGATE_ERROR_CODES = [
   'MCP_TOOL_ERROR',
   'MCP_TOOL_DRIFT',
   'MCP_TOOL_NOT_FOUND',
+  'MCP_TOOL_TIMEOUT',
   // Chat channels and signed decision links (issue 17.2).
   'LINK_INVALID',
   'LINK_EXPIRED',

@@ -60,3 +60,11 @@ export function jsonDepthExceeds(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/**
+ * Largest tool result (or `suspend()` payload) a tool attempt completes with, bytes of JSON: well
+ * under Temporal's default blob size limit (`limit.blobSize.error`, 2 MiB), so the result also
+ * fits in the next model step's input next to the rest of the step. A larger result would be
+ * refused by the server at completion, and the call retried after its heartbeat timeout.
+ */
+export const MAX_TOOL_RESULT_BYTES = 1_000_000;

@@ -70,7 +70,13 @@ export interface ApprovalPredicateContext {
   requestContext: JsonObject;
 }
 
-/** Retry of a tool's execution; applies to failures and to worker crashes mid-execution. */
+/**
+ * Retry of a tool's execution. Setting `retry` declares retries safe (the tool's effects happen
+ * once by `context.idempotencyKey`, or it has none): failures, timeouts and worker crashes
+ * mid-execution are then all retried. Without it, a throw is retried (3 attempts), but an attempt
+ * that started `execute` and ended without a report (timed out, its worker died, its result never
+ * reached Temporal) is not: the call ends with `TOOL_ATTEMPT_LOST`.
+ */
 export interface ToolRetryOptions {
   /** Attempts in all, first included. Default 3. Use 1 for tools that cannot be made idempotent. */
   maximumAttempts?: number;
@@ -111,6 +117,7 @@ export interface ToolConfig<TInput, TOutput, TSuspend, TResume> {
    * died), the attempt is retried elsewhere. Default 30000 ms.
    */
   heartbeatTimeoutMs?: number;
+  /** Declares retries safe and sets them (see `ToolRetryOptions`). Default: see there. */
   retry?: ToolRetryOptions;
   /**
    * `true`: ungated calls run as Temporal local activities in the worker that runs the workflow,

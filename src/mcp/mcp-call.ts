@@ -21,7 +21,10 @@ export interface McpCallSetup {
   server: string;
   pinned: { definition: McpToolDefinition; fingerprint: string };
   onDrift: 'gate' | 'refuse';
+  /** Limit of the call's request, ms; progress notifications do not extend it. */
   timeoutMs: number;
+  /** The tool declares `retry`: a call that timed out may be sent again. */
+  retriesSafe: boolean;
 }
 
 /** The drift of the tool's live definition from its pinned one, or undefined. */
@@ -97,13 +100,13 @@ export async function callMcpTool(
         _meta: { 'tollgate/idempotencyKey': context.idempotencyKey },
       },
       undefined,
-      { signal: controller.signal, timeout: setup.timeoutMs, resetTimeoutOnProgress: true },
+      { signal: controller.signal, timeout: setup.timeoutMs },
     );
     return toolOutput(setup.server, name, result as CallToolResult);
   } catch (error) {
     if (asked) return context.agent.suspend(asked, { resumeSchema: asked.requestedSchema });
     broken = !(error instanceof TollgateError);
-    throw callError(error, setup.server, name);
+    throw callError(error, setup, name);
   } finally {
     context.abortSignal.removeEventListener('abort', cancel);
     lease.release(broken);
@@ -128,11 +131,13 @@ function toolOutput(server: string, name: string, result: CallToolResult): JsonV
 }
 
 /**
- * Classifies a failed call. A broken answer or a connection lost mid-call fails the call without
- * a retry (the server may have acted); an error the server answered with is the tool's error;
+ * Classifies a failed call. A broken answer, a connection lost mid-call or an answer that did not
+ * come in time fails the call without a retry (the server may have acted; a timeout is retried
+ * only when the tool declares `retry`); an error the server answered with is the tool's error;
  * anything else is left to the tool's retry policy.
  */
-function callError(error: unknown, server: string, name: string): unknown {
+function callError(error: unknown, setup: McpCallSetup, name: string): unknown {
+  const { server } = setup;
   if (error instanceof TollgateError) return error;
   const protocol = asProtocolError(error, server, `tools/call of "${name}"`);
   if (protocol !== error) return protocol;
@@ -140,6 +145,13 @@ function callError(error: unknown, server: string, name: string): unknown {
     return new TollgateError(
       'MCP_SERVER_CLOSED',
       `MCP server "${server}" closed the connection during a call of "${name}"; the call is not retried because it may have had effects: check the server's log.`,
+      { cause: error },
+    );
+  }
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout && !setup.retriesSafe) {
+    return new TollgateError(
+      'MCP_TOOL_TIMEOUT',
+      `Tool "${name}" of MCP server "${server}" did not answer within ${setup.timeoutMs} ms; the call is not retried because the server may have acted: raise timeoutMs, or set retry on the tool if calling it again is safe.`,
       { cause: error },
     );
   }

@@ -34,6 +34,11 @@ export interface McpToolOverrides {
   approval?: ApprovalPolicy;
   /** Limit of one call, ms. Default: `McpToolsOptions.timeoutMs`. */
   timeoutMs?: number;
+  /**
+   * Declares calling the tool again safe: a call that timed out or whose worker died is then
+   * retried. Without it, a call sent to the server is never sent again (`MCP_TOOL_TIMEOUT`,
+   * `TOOL_ATTEMPT_LOST`).
+   */
   retry?: ToolRetryOptions;
 }
 
@@ -71,7 +76,10 @@ export interface McpToolsOptions extends McpConnectionOptions {
    * worker ran is caught too.
    */
   pinned?: Record<string, string>;
-  /** Limit of one call, ms. Default 300000 (5 minutes). */
+  /**
+   * Limit of one call, ms; progress notifications do not extend it. The attempt's activity gets
+   * 5 s more, so the call's own timeout ends it. Default 300000 (5 minutes).
+   */
   timeoutMs?: number;
   /** An idle pooled connection is closed after this long, ms. Default 30000. */
   idleTimeoutMs?: number;

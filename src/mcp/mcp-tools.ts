@@ -33,6 +33,8 @@ export type McpTool = Tool & {
 };
 
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** What a call's attempt gets past its request's timeout, ms: to lease a connection and answer. */
+const ATTEMPT_GRACE_MS = 5_000;
 const DEFAULT_IDLE_MS = 30_000;
 
 /**
@@ -106,6 +108,7 @@ function toTool(
     pinned: { definition, fingerprint },
     onDrift: options.onDrift ?? 'gate',
     timeoutMs: overrides.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    retriesSafe: overrides.retry !== undefined,
   };
   const gate = overrides.requireApproval ?? options.requireApproval;
   const tool = createTool({
@@ -115,7 +118,8 @@ function toTool(
     requireApproval: (args: unknown, context: ApprovalPredicateContext) =>
       decideGate(setup, gate, definition.annotations, args, context),
     ...(overrides.approval ? { approval: overrides.approval } : {}),
-    timeoutMs: setup.timeoutMs,
+    // The request's own timeout ends a hung call first, with a typed error, as one attempt.
+    timeoutMs: setup.timeoutMs + ATTEMPT_GRACE_MS,
     ...(overrides.retry ? { retry: overrides.retry } : {}),
     execute: (args, context) => callMcpTool(setup, args, context),
   });

@@ -40,8 +40,8 @@ export async function serverCalls(dir: string, tool?: string): Promise<CallLine[
 }
 
 /**
- * Calls the tool the prompt names (`read`, `delete`, `transfer <n>`, `crash`, `broken`), then
- * reports the tool's output as its text.
+ * Calls the tool the prompt names (`read`, `delete`, `transfer <n>`, `crash`, `broken`, `huge`,
+ * `hang`, `chatty`), then reports the tool's output as its text.
  */
 export const callByPrompt: TurnPicker = (prompt) => {
   const outputs = lastToolOutputs(prompt);
@@ -54,6 +54,9 @@ export const callByPrompt: TurnPicker = (prompt) => {
     ['delete', 'delete_file'],
     ['crash', 'crash'],
     ['broken', 'broken'],
+    ['huge', 'huge'],
+    ['hang', 'hang'],
+    ['chatty', 'chatty'],
   ] as const) {
     if (said.includes(word))
       return {

@@ -130,6 +130,48 @@ export function buildServer(stateDir: string, sendRaw?: (message: object) => voi
       return new Promise<never>(() => undefined);
     },
   );
+  // Hostile answers (issue 25.3): each must reach the server once only.
+  server.registerTool(
+    'huge',
+    {
+      description: 'Answers with 5 MB of text',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      record({ tool: 'huge', event: 'started' });
+      return text('x'.repeat(5_000_000));
+    },
+  );
+  server.registerTool(
+    'hang',
+    { description: 'Never answers', inputSchema: {}, annotations: { readOnlyHint: true } },
+    async () => {
+      record({ tool: 'hang', event: 'started' });
+      return new Promise<never>(() => undefined);
+    },
+  );
+  server.registerTool(
+    'chatty',
+    {
+      description: 'Never answers but sends progress without end',
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async (_args, extra) => {
+      record({ tool: 'chatty', event: 'started' });
+      let progress = 0;
+      const timer = setInterval(() => {
+        // The request's id as its token, whether or not the client asked for progress.
+        void extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken: extra.requestId, progress: ++progress },
+        });
+      }, 20);
+      extra.signal.addEventListener('abort', () => clearInterval(timer));
+      return new Promise<never>(() => undefined);
+    },
+  );
   if (sendRaw) {
     server.registerTool(
       'broken',
