@@ -164,6 +164,21 @@ describe('approvals in chat channels and by signed link', () => {
       headers: { accept: 'application/json', ...(from ? { 'x-forwarded-for': from } : {}) },
     });
 
+  /** What the approve link of `call` claims, deciding as `decidedBy`, for a minute. */
+  const approvalClaims = (
+    runId: string,
+    call: { toolCallId: string; fingerprint: string },
+    decidedBy: LinkClaims['decidedBy'],
+  ): LinkClaims => ({
+    agentId: AGENT,
+    runId,
+    toolCallId: call.toolCallId,
+    fingerprint: call.fingerprint,
+    action: 'approve',
+    decidedBy,
+    expiresAt: Date.now() + 60_000,
+  });
+
   /** Signals in the run's history, in its first `upTo` events when given. */
   async function signalsOf(handle: WorkflowHandle, upTo = Infinity): Promise<number> {
     const { events } = await handle.fetchHistory();
@@ -275,15 +290,7 @@ describe('approvals in chat channels and by signed link', () => {
     const { runId, call } = await park('rec-forged');
     const [notice] = await noticesOf(runId, '/slack', 'request');
     const approve = slackButtons(notice!).Approve!;
-    const claims: LinkClaims = {
-      agentId: AGENT,
-      runId,
-      toolCallId: call.toolCallId,
-      fingerprint: call.fingerprint,
-      action: 'approve',
-      decidedBy: { id: 'channel:ops' },
-      expiresAt: Date.now() + 60_000,
-    };
+    const claims = approvalClaims(runId, call, { id: 'channel:ops' });
     // Tampered: the payload says "decide as bob", the signature is the channel's.
     const [, signature] = approve.split('/links/')[1]!.split('.');
     const asBob = signLink(
@@ -339,15 +346,7 @@ describe('approvals in chat channels and by signed link', () => {
     const [notice] = await noticesOf(runId, '/slack', 'request');
     const approve = slackButtons(notice!).Approve!;
     const handle = (await steering.client()).workflow.getHandle(runId);
-    const claims: LinkClaims = {
-      agentId: AGENT,
-      runId,
-      toolCallId: call.toolCallId,
-      fingerprint: call.fingerprint,
-      action: 'approve',
-      decidedBy: { id: 'mallory', roles: ['x'.repeat(5000)] },
-      expiresAt: Date.now() + 60_000,
-    };
+    const claims = approvalClaims(runId, call, { id: 'mallory', roles: ['x'.repeat(5000)] });
     const forged = signLink(claims, 'not-the-secret-0123456789abcdefghijklm');
     const expired = signLink({ ...claims, decidedBy: { id: 'channel:ops' }, expiresAt: 1 }, SECRET);
     const before = await handle.describe();
