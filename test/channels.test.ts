@@ -5,9 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { WorkflowHandle } from '@temporalio/client';
 import { Tollgate, type AuditEntry, type RunOptions } from '../src/index.js';
 import { signLink, type LinkClaims } from '../src/channels/signed-link.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import {
+  createTollgateServer,
+  type ListeningServer,
+  type TollgateServer,
+} from '../src/server/index.js';
 import {
   eventually,
   lastToolOutputs,
@@ -72,17 +77,26 @@ describe('approvals in chat channels and by signed link', () => {
   let steering: Tollgate;
   let worker: Tollgate;
   let server: ListeningServer;
+  let linkServer: TollgateServer;
 
   beforeAll(async () => {
     receiver = await startReceiver();
     const taskQueue = uniqueQueue('channels');
     // The server's runtime hosts no agent: links are served by another process than the worker.
     steering = new Tollgate({ temporal: { taskQueue } });
-    server = await createTollgateServer({
+    linkServer = createTollgateServer({
       tollgate: steering,
       auth: { tokens: [{ token: 'channels-token-0123456789', id: 'alice' }] },
-      channels: { signingSecret: SECRET },
-    }).listen({ port: 0 });
+      channels: {
+        signingSecret: SECRET,
+        // As behind a proxy: the flood below comes from addresses of its own.
+        refusals: {
+          clientAddress: (request, remote) =>
+            request.headers.get('x-forwarded-for') ?? remote ?? 'unknown',
+        },
+      },
+    });
+    server = await linkServer.listen({ port: 0 });
     worker = new Tollgate({
       agents: { [AGENT]: agent },
       temporal: { taskQueue },
@@ -144,8 +158,34 @@ describe('approvals in chat channels and by signed link', () => {
     return Object.fromEntries((actions?.elements ?? []).map((e) => [e.text.text, e.url]));
   }
 
-  const post = (url: string) =>
-    fetch(url, { method: 'POST', headers: { accept: 'application/json' } });
+  const post = (url: string, from?: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { accept: 'application/json', ...(from ? { 'x-forwarded-for': from } : {}) },
+    });
+
+  /** What the approve link of `call` claims, deciding as `decidedBy`, for a minute. */
+  const approvalClaims = (
+    runId: string,
+    call: { toolCallId: string; fingerprint: string },
+    decidedBy: LinkClaims['decidedBy'],
+  ): LinkClaims => ({
+    agentId: AGENT,
+    runId,
+    toolCallId: call.toolCallId,
+    fingerprint: call.fingerprint,
+    action: 'approve',
+    decidedBy,
+    expiresAt: Date.now() + 60_000,
+  });
+
+  /** Signals in the run's history, in its first `upTo` events when given. */
+  async function signalsOf(handle: WorkflowHandle, upTo = Infinity): Promise<number> {
+    const { events } = await handle.fetchHistory();
+    return (events ?? [])
+      .slice(0, upTo)
+      .filter((event) => event.workflowExecutionSignaledEventAttributes).length;
+  }
 
   const refusals = (audit: AuditEntry[]) =>
     audit.filter((entry) => entry.type === 'rejected-decision');
@@ -246,19 +286,11 @@ describe('approvals in chat channels and by signed link', () => {
     expect(executionsOf('rec-json')).toHaveLength(0);
   }, 60_000);
 
-  it('refuses a tampered, an expired and a changed-arguments link before anything is decided, and notes each in the run audit', async () => {
+  it('refuses a tampered, an expired and a changed-arguments link before anything is decided, and notes each signed one in the run audit, once', async () => {
     const { runId, call } = await park('rec-forged');
     const [notice] = await noticesOf(runId, '/slack', 'request');
     const approve = slackButtons(notice!).Approve!;
-    const claims: LinkClaims = {
-      agentId: AGENT,
-      runId,
-      toolCallId: call.toolCallId,
-      fingerprint: call.fingerprint,
-      action: 'approve',
-      decidedBy: { id: 'channel:ops' },
-      expiresAt: Date.now() + 60_000,
-    };
+    const claims = approvalClaims(runId, call, { id: 'channel:ops' });
     // Tampered: the payload says "decide as bob", the signature is the channel's.
     const [, signature] = approve.split('/links/')[1]!.split('.');
     const asBob = signLink(
@@ -289,23 +321,88 @@ describe('approvals in chat channels and by signed link', () => {
     expect(executionsOf('rec-forged')).toHaveLength(0);
     const audit = await eventually(async () => {
       const entries = await ops().getAuditTrail(runId);
-      if (refusals(entries).length < 5)
+      if (refusals(entries).length < 3)
         throw new Error(`${refusals(entries).length} refusals noted`);
       return entries;
     });
-    // The malformed link names no run: there is nowhere to note it but the server's answer.
+    // The tampered link's claims are unverified and the malformed one names no run: only the
+    // server's report has them. The expired link, opened twice, is noted once.
     expect(refusals(audit).map((e) => (e as { code: string }).code)).toEqual([
-      'LINK_INVALID',
       'LINK_EXPIRED',
       'FINGERPRINT_MISMATCH',
       'TOOL_CALL_NOT_PENDING',
-      'LINK_EXPIRED',
     ]);
+    expect(linkServer.linkRefusals().recent).toContainEqual(
+      expect.objectContaining({ code: 'LINK_INVALID', runId }),
+    );
     expect(audit.some((e) => e.type === 'decision')).toBe(false);
     // The genuine link still works afterwards.
     expect((await post(approve)).status).toBe(200);
     await eventually(async () => expect(executionsOf('rec-forged')).toHaveLength(1));
   }, 60_000);
+
+  it('keeps a flood of forged and replayed links out of the run: its history stays as it was, the sources get 429, the owner still approves once', async () => {
+    const { runId, call } = await park('rec-flood');
+    const [notice] = await noticesOf(runId, '/slack', 'request');
+    const approve = slackButtons(notice!).Approve!;
+    const handle = (await steering.client()).workflow.getHandle(runId);
+    const claims = approvalClaims(runId, call, { id: 'mallory', roles: ['x'.repeat(5000)] });
+    const forged = signLink(claims, 'not-the-secret-0123456789abcdefghijklm');
+    const expired = signLink({ ...claims, decidedBy: { id: 'channel:ops' }, expiresAt: 1 }, SECRET);
+    const before = await handle.describe();
+
+    // 300 forged links from three addresses, 20 at a time, GET and POST; then one expired link
+    // this server signed, replayed 30 times from a fourth.
+    const statuses: number[] = [];
+    const sources = ['198.51.100.1', '198.51.100.2', '198.51.100.3'];
+    for (let sent = 0; sent < 300; sent += 20) {
+      const batch = Array.from({ length: 20 }, async (_, i) => {
+        const from = sources[(sent + i) % sources.length]!;
+        const url = `${server.url}/links/${forged}`;
+        const answer =
+          i % 2
+            ? await post(url, from)
+            : await fetch(url, { headers: { 'x-forwarded-for': from } });
+        if (answer.status === 429)
+          expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+        statuses.push(answer.status);
+        await answer.body?.cancel();
+      });
+      await Promise.all(batch);
+    }
+    for (let i = 0; i < 30; i++)
+      statuses.push((await post(`${server.url}/links/${expired}`, '198.51.100.4')).status);
+    const counted = (status: number) => statuses.filter((s) => s === status).length;
+    expect([counted(403), counted(410), counted(429)]).toEqual([90, 30, 210]);
+    const report = linkServer.linkRefusals();
+    expect(report.rateLimited).toBeGreaterThanOrEqual(210);
+    expect(report.recent.filter((r) => r.runId === runId).length).toBeGreaterThanOrEqual(100);
+
+    // The expired link is noted once; nothing forged reached the run.
+    const audit = await eventually(async () => {
+      const entries = await ops().getAuditTrail(runId);
+      if (refusals(entries).length < 1) throw new Error('the expired link is not noted yet');
+      return entries;
+    });
+    expect(refusals(audit)).toEqual([
+      expect.objectContaining({ code: 'LINK_EXPIRED', decidedBy: { id: 'channel:ops' } }),
+    ]);
+    // One signal (the expired link's note); reminders every 2 s add the rest. A forged link
+    // noted in the run would add one signal of over 5 KB each.
+    const after = await handle.describe();
+    expect(await signalsOf(handle)).toBe((await signalsOf(handle, before.historyLength)) + 1);
+    expect(Number(after.historySize) - Number(before.historySize)).toBeLessThan(50_000);
+
+    // The owner's genuine link, from an address of its own, still decides; the tool runs once.
+    const approved = await post(approve, '192.0.2.10');
+    expect([approved.status, await approved.json()]).toEqual([
+      200,
+      { ok: true, decision: 'approved' },
+    ]);
+    await eventually(async () => expect(executionsOf('rec-flood')).toHaveLength(1));
+    await handle.result();
+    expect(executionsOf('rec-flood')).toHaveLength(1);
+  }, 120_000);
 
   it("never lets a link bypass the call's approvers: the channel's link is refused (and audited), the approver's works", async () => {
     const { runId } = await park('rec-approvers', { approval: { approvers: ['bob'] } });

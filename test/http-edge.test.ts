@@ -163,6 +163,88 @@ describe('the HTTP edge', () => {
     await expectNoRun(runId);
   });
 
+  it('answers hostile ids on every run route with a typed 4xx, never a 500, and changes nothing', async () => {
+    const client = await tollgate.client();
+    // A running workflow that is not an agent run (no worker polls its queue).
+    const foreign = await client.workflow.start('notAnAgentRun', {
+      taskQueue: uniqueId('no-worker-queue'),
+      workflowId: uniqueId('foreign'),
+    });
+    const hostile: unknown[] = [
+      'r'.repeat(100_000),
+      'a\u0000b',
+      { id: 'x' },
+      ['x'],
+      42,
+      null,
+      '',
+      foreign.workflowId,
+      "' OR ExecutionStatus = 'Running",
+      '../../api/health',
+    ];
+    const runBody = (runId: unknown) => ({ runId, toolCallId: 'call-1' });
+    const bodies: Array<[string, (value: unknown) => unknown]> = [
+      ['approve-tool-call', runBody],
+      ['decline-tool-call', runBody],
+      ['approve-tool-call-generate', runBody],
+      ['decline-tool-call-generate', runBody],
+      ['resume-stream', (runId) => ({ runId, resumeData: {} })],
+      ['resume-generate', (runId) => ({ runId, resumeData: {} })],
+      ['observe', (runId) => ({ runId })],
+      ['send-tool-approval', (threadId) => ({ threadId, resourceId: 'r', approved: true })],
+    ];
+    const answers: Array<[string, number, string | undefined]> = [];
+    const record = (what: string, answer: Answer) =>
+      answers.push([what, answer.status, answer.json.error?.code]);
+    for (const value of hostile) {
+      const what = JSON.stringify(value)?.slice(0, 30) ?? String(value);
+      for (const [route, body] of bodies) {
+        const path = `/api/agents/${AGENT}/${route}`;
+        record(
+          `${route} ${what}`,
+          await send(server.url, path, { body: JSON.stringify(body(value)) }),
+        );
+      }
+      const decision = { agentId: AGENT, runId: value, toolCallId: 'c', action: 'approve' };
+      const batch = await send(server.url, '/api/decisions', {
+        body: JSON.stringify({ decisions: [decision] }),
+      });
+      const results = (batch.json.results ?? []) as Array<{ error?: { code: string } }>;
+      // A batch answers 200 with one typed result per decision.
+      if (batch.status === 200) answers.push([`decision ${what}`, 400, results[0]?.error?.code]);
+      else record(`decisions ${what}`, batch);
+      if (typeof value !== 'string' || value.length > 8000) continue;
+      const query = encodeURIComponent(value);
+      for (const route of ['audit', 'pending-tool-calls']) {
+        const path = `/api/agents/${AGENT}/${route}?runId=${query}`;
+        record(`${route} ${what}`, await send(server.url, path));
+      }
+      // An agent id that is merely unknown lists no runs.
+      const listing = await send(server.url, `/api/agents/${query}/suspended-runs`);
+      if (listing.status === 200) expect([what, listing.json.runs]).toEqual([what, []]);
+      else record(`agent ${what}`, listing);
+    }
+    record(
+      'audit runId twice',
+      await send(server.url, `/api/agents/${AGENT}/audit?runId=a&runId=b`),
+    );
+    record(
+      'agent 100 KB',
+      await send(server.url, `/api/agents/${'x'.repeat(100_000)}/suspended-runs`),
+    );
+    expect(answers.length).toBeGreaterThan(100);
+    const untyped = answers.filter(
+      ([, status, code]) => status < 400 || status >= 500 || (status !== 431 && !code),
+    );
+    expect(untyped).toEqual([]);
+    expect(answers.filter(([what]) => what.includes(foreign.workflowId.slice(0, 20)))).toEqual(
+      expect.arrayContaining([expect.arrayContaining([404, 'RUN_NOT_FOUND'])]),
+    );
+    const { historyLength } = await foreign.describe();
+    expect(historyLength).toBe(2);
+    await foreign.terminate('test done');
+  }, 120_000);
+
   it('applies the same id limits in the SDK, with INVALID_OPTIONS naming the field', async () => {
     const runId = uniqueId('edge-sdk-ids');
     const ops = tollgate.getAgent(AGENT);

@@ -81,6 +81,13 @@ describe('streams of runs ended from outside', () => {
 
     await eventually(async () => expect(await suspendedListed(parked.runId)).toBe(false));
     await eventually(async () => expect(await approvalsListed(parked.runId)).toBe(false));
+    // A closed run cannot upsert its search attributes: its last status stays, and the listings
+    // go by ExecutionStatus instead (docs/limits.md).
+    const closed = await handle.describe();
+    expect([closed.status.name, closed.typedSearchAttributes.get(SA_KEYS.status)]).toEqual([
+      'TERMINATED',
+      'awaiting-approval',
+    ]);
     expect(executions).toHaveLength(0);
   });
 

@@ -25,10 +25,17 @@ export type LinkCheck =
   | { ok: true; claims: LinkClaims }
   | {
       ok: false;
-      code: 'LINK_INVALID' | 'LINK_EXPIRED';
+      code: 'LINK_INVALID';
       message: string;
-      /** What a link that parses claims, signed or not: where the refusal is audited. */
+      /** What the link claims, unverified: for the operator's report, never sent to a run. */
       claimed?: LinkClaims;
+    }
+  | {
+      ok: false;
+      code: 'LINK_EXPIRED';
+      message: string;
+      /** Signed by this server: the run it names may note the refusal. */
+      claims: LinkClaims;
     };
 
 /** Versioned, so a later format cannot be mistaken for this one. */
@@ -53,9 +60,11 @@ export function verifyLink(token: string, secrets: readonly string[], now: numbe
     ...(claimed ? { claimed } : {}),
   });
   if (!payload || !signature || extra !== undefined || !claimed) return invalid('is malformed');
-  const given = Buffer.from(signature, 'base64url');
+  // The text is compared, not the bytes it decodes to: base64url decoding ignores padding, stray
+  // characters and the last character's spare bits, so other texts decode to the same MAC.
+  const given = Buffer.from(signature, 'utf8');
   const signed = secrets.some((secret) => {
-    const expected = Buffer.from(mac(payload, secret), 'base64url');
+    const expected = Buffer.from(mac(payload, secret), 'utf8');
     return expected.length === given.length && timingSafeEqual(expected, given);
   });
   if (!signed) return invalid('has a signature this server does not accept (it was altered)');
@@ -64,7 +73,7 @@ export function verifyLink(token: string, secrets: readonly string[], now: numbe
       ok: false,
       code: 'LINK_EXPIRED',
       message: `This decision link expired at ${new Date(claimed.expiresAt).toISOString()}; decide in the inbox or wait for the next reminder.`,
-      claimed,
+      claims: claimed,
     };
   }
   return { ok: true, claims: claimed };

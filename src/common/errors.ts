@@ -51,6 +51,8 @@ export const TOLLGATE_ERROR_CODES = [
   // Chat channels and signed decision links (issue 17.2).
   'LINK_INVALID',
   'LINK_EXPIRED',
+  // Too many refused requests from one client address (issue 25.1): answered 429 with Retry-After.
+  'RATE_LIMITED',
   'CHANNEL_DELIVERY_FAILED',
   // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
   'RUN_TERMINATED',

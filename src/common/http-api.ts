@@ -269,7 +269,7 @@ const FORBIDDEN_CODES: readonly string[] = [
 export function statusOfErrorCode(code: string): number {
   if (code === 'BAD_REQUEST') return 400;
   if (code === 'UNAUTHORIZED') return 401;
-  if (code === 'FORBIDDEN' || FORBIDDEN_CODES.includes(code)) return 403;
+  if (code === 'FORBIDDEN' || code === 'LINK_INVALID' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
   if (code === 'GRANT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE' || code === 'THREAD_APPEND_TOO_LARGE') return 413;
@@ -279,8 +279,8 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;
   if (code === 'WORKER_UNAVAILABLE') return 503;
   if (code === 'DECISION_NOT_CONFIRMED') return 504;
-  if (code === 'LINK_INVALID') return 403;
   if (code === 'LINK_EXPIRED') return 410;
+  if (code === 'RATE_LIMITED') return 429;
   return 500;
 }
 

@@ -26,6 +26,7 @@ import { approvalsQuery, decisionsBody } from './schemas.js';
 import { readBody, readQuery } from './validation.js';
 import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
+import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from './link-refusals.js';
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
@@ -56,7 +57,7 @@ export interface TollgateServerOptions {
    * first current, the rest still accepted while rotated out). Default: env
    * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
    */
-  channels?: { signingSecret?: string | string[] };
+  channels?: { signingSecret?: string | string[]; refusals?: LinkRefusalOptions };
 }
 
 /** Where `listen` binds. */
@@ -79,6 +80,8 @@ export interface TollgateServer {
   /** The Hono app: mount it elsewhere or call `app.fetch(request)` directly. */
   app: Hono<ServerEnv>;
   listen(options?: ListenOptions): Promise<ListeningServer>;
+  /** What `/links` refused since the server started: counts, 429s and the latest refusals. */
+  linkRefusals(): LinkRefusalReport;
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -135,9 +138,10 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   );
   if (options.inbox) serveInbox(app, options.inbox.root);
   const secrets = linkSecretsOf(options);
+  const refusals = new LinkRefusals(options.channels?.refusals);
   if (secrets) {
     app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
-    registerLinkRoutes(app, tollgate, secrets, log);
+    registerLinkRoutes(app, { tollgate, secrets, refusals, log });
   }
 
   app.notFound((c) => {
@@ -150,7 +154,11 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     const { status, body } = errorAnswer(error, log, `${c.req.method} ${c.req.path}`);
     return c.json(body, status);
   });
-  return { app, listen: (listenOptions) => listen(app, listenOptions) };
+  return {
+    app,
+    listen: (listenOptions) => listen(app, listenOptions),
+    linkRefusals: () => refusals.snapshot(),
+  };
 }
 
 function linkSecretsOf(options: TollgateServerOptions): string[] | undefined {

@@ -3,7 +3,10 @@
  * GET shows the call and a confirm button; POST decides it, as the identity the link names,
  * bound to the call's fingerprint. A link that is malformed, altered or expired is refused here,
  * before any decision is sent; a link the run refuses (already decided, changed arguments, not
- * an approver) is refused there. Every refusal is noted in the run's audit.
+ * an approver) is refused there. Refusals are bounded (`LinkRefusals`): counted per client
+ * address, which is answered 429 past its budget; only links this server signed are noted in
+ * the run they name, each link once per refusal, so no one can grow a run's history by sending it
+ * links.
  */
 import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -17,6 +20,7 @@ import type { Tollgate } from '../runtime.js';
 import type { ServerEnv } from './auth.js';
 import { errorAnswer, type ErrorLogger } from './errors.js';
 import { confirmPage, outcomePage } from './link-pages.js';
+import type { LinkRefusals } from './link-refusals.js';
 
 export const LINKS_PREFIX = '/links';
 
@@ -38,16 +42,29 @@ const RUN_REFUSALS = new Set([
 
 const DONE = { approve: 'Approved', decline: 'Declined' } as const;
 
-export function registerLinkRoutes(
-  app: Hono<ServerEnv>,
-  tollgate: Tollgate,
-  secrets: readonly string[],
-  log: ErrorLogger,
-): void {
+/** What the link routes need besides the app. */
+export interface LinkRoutes {
+  tollgate: Tollgate;
+  secrets: readonly string[];
+  refusals: LinkRefusals;
+  log: ErrorLogger;
+}
+
+export function registerLinkRoutes(app: Hono<ServerEnv>, routes: LinkRoutes): void {
+  const { tollgate, secrets, refusals, log } = routes;
   const path = `${LINKS_PREFIX}/:token`;
+  app.use(path, async (c, next) => {
+    const seconds = refusals.retryAfter(refusals.addressOf(c));
+    if (seconds === undefined) return next();
+    c.header('Retry-After', String(seconds));
+    const message = `Too many refused decision links came from your address; try again in ${seconds} s.`;
+    const body: ErrorBody = { error: { code: 'RATE_LIMITED', message } };
+    return answer(c, 429, body, 'Not decided', message);
+  });
   app.get(path, async (c) => {
-    const check = verifyLink(c.req.param('token'), secrets, Date.now());
-    if (!check.ok) return refuseLink(c, tollgate, check, log);
+    const token = c.req.param('token');
+    const check = verifyLink(token, secrets, Date.now());
+    if (!check.ok) return refuseLink(c, routes, token, check);
     const { claims } = check;
     const pending = await tollgate
       .getAgent(claims.agentId)
@@ -57,8 +74,9 @@ export function registerLinkRoutes(
     return c.html(confirmPage(claims, call));
   });
   app.post(path, async (c) => {
-    const check = verifyLink(c.req.param('token'), secrets, Date.now());
-    if (!check.ok) return refuseLink(c, tollgate, check, log);
+    const token = c.req.param('token');
+    const check = verifyLink(token, secrets, Date.now());
+    if (!check.ok) return refuseLink(c, routes, token, check);
     const { claims } = check;
     try {
       const applied = await tollgate.getAgent(claims.agentId).decideToolCall(claims.action, {
@@ -76,7 +94,8 @@ export function registerLinkRoutes(
     } catch (error) {
       const { status, body } = errorAnswer(error, log, `POST ${LINKS_PREFIX}`);
       if (error instanceof TollgateError && RUN_REFUSALS.has(error.code)) {
-        await noteRefusal(tollgate, claims, body.error, log);
+        refusals.record(refusals.addressOf(c), error.code, claims.runId);
+        await noteRefusal(routes, token, claims, body.error);
       }
       return answer(c, status, body, 'Not decided', `${body.error.code}: ${body.error.message}`);
     }
@@ -85,26 +104,30 @@ export function registerLinkRoutes(
 
 async function refuseLink(
   c: Context<ServerEnv>,
-  tollgate: Tollgate,
+  routes: LinkRoutes,
+  token: string,
   check: Extract<LinkCheck, { ok: false }>,
-  log: ErrorLogger,
 ) {
-  if (check.claimed) await noteRefusal(tollgate, check.claimed, check, log);
+  const claimed = check.code === 'LINK_INVALID' ? check.claimed : check.claims;
+  routes.refusals.record(routes.refusals.addressOf(c), check.code, claimed?.runId);
+  // An unsigned claim is where someone says they decide, not where they do: it stays out of runs.
+  if (check.code === 'LINK_EXPIRED') await noteRefusal(routes, token, check.claims, check);
   const body: ErrorBody = { error: { code: check.code, message: check.message } };
   const status = statusOfErrorCode(check.code) as ContentfulStatusCode;
   return answer(c, status, body, 'Not decided', check.message);
 }
 
 /**
- * Notes the refusal in the run the link names (a forged link's claim included: that run is
- * where someone tried to decide), when it is an agent run that still runs.
+ * Notes the refusal of a link this server signed in the run it names, when it is an agent run
+ * that still runs; the same link refused for the same reason is noted once per process.
  */
 async function noteRefusal(
-  tollgate: Tollgate,
+  { tollgate, refusals, log }: LinkRoutes,
+  token: string,
   claims: LinkClaims,
   refusal: { code: string; message: string },
-  log: ErrorLogger,
 ): Promise<void> {
+  if (!refusals.firstOf(`${refusal.code} ${token}`)) return;
   const note: RefusedDecisionNote = {
     toolCallId: claims.toolCallId,
     kind: claims.action,

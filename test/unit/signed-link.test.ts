@@ -1,8 +1,8 @@
 /** Signed links and the Slack message: pure modules, no server. */
 import { describe, expect, it } from '@jest/globals';
-import { checkChannels } from '../src/channels/channel-options.js';
-import { signLink, verifyLink, type LinkClaims } from '../src/channels/signed-link.js';
-import { slackMessage } from '../src/channels/slack-message.js';
+import { checkChannels } from '../../src/channels/channel-options.js';
+import { signLink, verifyLink, type LinkClaims } from '../../src/channels/signed-link.js';
+import { slackMessage } from '../../src/channels/slack-message.js';
 
 const SECRET = 'unit-secret-0123456789abcdefghijklmnop';
 const OLD = 'old-secret-0123456789abcdefghijklmnopq';
@@ -39,6 +39,22 @@ describe('signed decision links', () => {
     expect(codeOf(token, claims.expiresAt)).toBe('LINK_EXPIRED');
     const altered = verifyLink(`${asBob}.${signature}`, [SECRET], NOW);
     expect(altered).toMatchObject({ ok: false, claimed: { decidedBy: { id: 'bob' } } });
+  });
+
+  it('refuses signature text that is not the canonical encoding, though it decodes to the same bytes', () => {
+    const token = signLink(claims, SECRET);
+    const [payload, signature] = token.split('.') as [string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // 32 bytes take 43 characters: the last one carries 2 spare bits that decoding drops.
+    const last = alphabet.indexOf(signature.at(-1)!);
+    const spareBitsSet = `${signature.slice(0, -1)}${alphabet[last ^ 1]}`;
+    const variants = [spareBitsSet, `${signature}=`, `${signature}==`, `${signature}!`];
+    for (const variant of variants) {
+      expect(Buffer.from(variant, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+      const check = verifyLink(`${payload}.${variant}`, [SECRET], NOW);
+      expect([variant, check.ok ? 'ok' : check.code]).toEqual([variant, 'LINK_INVALID']);
+    }
+    expect(verifyLink(token, [SECRET], NOW).ok).toBe(true);
   });
 
   it('refuses short secrets and bad webhooks when the worker is configured', () => {
