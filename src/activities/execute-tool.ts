@@ -4,6 +4,7 @@ import { toJsonValue } from '../common/json.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
 import type { Agent } from '../definitions/agent.js';
+import { DefinitionChanged } from '../definitions/definition-change.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { Checkpoints } from './checkpoints.js';
 
@@ -65,11 +66,20 @@ export async function runTool(
     checkpoint: (value) => checkpoints.record(value),
     lastCheckpoint: checkpoints.previous,
     abortSignal: Context.current().cancellationSignal,
+    ...(input.approvedDefinition !== undefined
+      ? { approvedDefinition: input.approvedDefinition }
+      : {}),
   };
   const named = { toolName: call.toolName, toolId: tool.id };
-  const output = await withHooks(agent, named, parsed.data, context, () =>
-    tool.execute(parsed.data, context),
-  );
+  let output: unknown;
+  try {
+    output = await withHooks(agent, named, parsed.data, context, () =>
+      tool.execute(parsed.data, context),
+    );
+  } catch (error) {
+    if (!(error instanceof DefinitionChanged)) throw error;
+    return { kind: 'definition-changed', note: error.note, definition: error.definition };
+  }
   if (suspended)
     return {
       kind: 'suspended',

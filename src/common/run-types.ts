@@ -221,13 +221,17 @@ export interface ExecuteToolInput {
    * after a crash reaches again even when the model's rerun names the call differently.
    */
   idempotencyKey?: string;
+  /** The tool definition the call's approval binds to (`ToolExecutionContext.approvedDefinition`). */
+  approvedDefinition?: string;
 }
 
 export type ExecuteToolOutput =
   | { kind: 'result'; result: JsonValue }
   | { kind: 'error'; error: string }
   /** `resumeSchema`: set when `suspend()` gave this suspension its own schema (JSON string). */
-  | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string };
+  | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string }
+  /** The tool changed since its gate (`DefinitionChanged`): nothing ran; re-gate with `note`. */
+  | { kind: 'definition-changed'; note: string; definition: string };
 
 export interface EvaluateGatesInput {
   runId: string;
@@ -249,6 +253,10 @@ export interface GateVerdict {
   gated: boolean;
   /** Why: a policy failed and the call was gated to be safe, or the policy gave its reason. */
   note?: string;
+  /** `false`: no grant covers the call (`GateAnswer.grantable`). */
+  grantable?: boolean;
+  /** What the call will run, as the gate saw it (`GateAnswer.definition`). */
+  definition?: string;
 }
 
 export type { Chunk };

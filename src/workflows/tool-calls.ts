@@ -21,6 +21,7 @@ import { auditRef } from './audit-log.js';
 import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
 import type { Grant } from '../common/grant-types.js';
 import { grantsFor, useGrant } from './grant-use.js';
+import { regatesOnChange } from './definition-regate.js';
 
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
@@ -52,7 +53,8 @@ export async function runToolCalls(
   const results = calls.map((call, index) => {
     const gate = gates.get(call.toolCallId);
     const grant = granted.get(call.toolCallId);
-    return runCall(context, call, { gated: gate?.gated ?? true, note: gate?.note, grant }, index);
+    const shown = { gated: gate?.gated ?? true, note: gate?.note, definition: gate?.definition };
+    return runCall(context, call, { ...shown, grant }, index);
   });
   context.state.activity.announceIdle();
   return Promise.all(results);
@@ -61,11 +63,17 @@ export async function runToolCalls(
 async function runCall(
   context: ToolRunContext,
   call: ModelToolCall,
-  gate: { gated: boolean; note: string | undefined; grant: Grant | undefined },
+  gate: {
+    gated: boolean;
+    note: string | undefined;
+    definition: string | undefined;
+    grant: Grant | undefined;
+  },
   index: number,
 ): Promise<ToolResultPart> {
   const { state } = context;
   const { gated, note: gateNote, grant } = gate;
+  let approvedDefinition = gate.definition;
   const tool = context.manifest.tools[call.toolName];
   if (!tool || call.invalidReason !== undefined) {
     const available = Object.keys(context.manifest.tools).join(', ') || 'none';
@@ -85,16 +93,9 @@ async function runCall(
   if (gated && grant) {
     useGrant(state, call, grant);
   } else if (gated) {
-    const outcome = await awaitApproval(context, call, tool, gateNote);
-    if (outcome.kind === 'expired') {
-      if (outcome.onTimeout === 'fail') throw expiredFailure(call);
-      if (outcome.onTimeout === 'decline') return declined(state, call, expiredReason(call));
-    } else if (outcome.decision.kind === 'decline') {
-      return declined(state, call, outcome.decision.reason ?? DEFAULT_DECLINE_REASON);
-    } else if (outcome.decision.args !== undefined) {
-      const args = outcome.decision.args;
-      edited = { ...call, args, fingerprint: toolCallFingerprint(call.toolName, args) };
-    }
+    const approval = await approvalOf(context, call, tool, gateNote);
+    if ('declined' in approval) return approval.declined;
+    edited = approval.edited;
   }
   let resumed: Resumed | undefined;
   const local = runsLocally(tool, gated)
@@ -102,7 +103,23 @@ async function runCall(
     : undefined;
   for (;;) {
     state.activity.toolStarted();
-    const output = await execute(context, edited ?? call, resumed, local);
+    const output = await execute(context, edited ?? call, { resumed, approvedDefinition }, local);
+    if (output.kind === 'definition-changed') {
+      if (!regatesOnChange(state, call, output)) {
+        const result = toolError(state, call, output.note);
+        state.activity.toolFinished();
+        return result;
+      }
+      // The approval was for what the approver saw: a changed tool waits for a new one. The call
+      // shows as waiting before approvalOf's first await, so the run is seen to wait, not end.
+      const waiting = approvalOf(context, edited ?? call, tool, output.note);
+      state.activity.toolFinished();
+      const approval = await waiting;
+      if ('declined' in approval) return approval.declined;
+      edited = approval.edited ?? edited;
+      approvedDefinition = output.definition;
+      continue;
+    }
     if (output.kind === 'suspended') {
       state.wait(call, 'resume', {
         // A suspension may bring its own schema (an MCP server's elicitation does).
@@ -125,6 +142,31 @@ async function runCall(
   }
 }
 
+/**
+ * Waits for a gated call's decision: `declined` is what the call ends with (declined, or expired
+ * with `onTimeout: 'decline'`); otherwise it runs, with the approver's `edited` arguments if any.
+ */
+async function approvalOf(
+  context: ToolRunContext,
+  call: ModelToolCall,
+  tool: ToolManifest,
+  gateNote: string | undefined,
+): Promise<{ declined: ToolResultPart } | { edited?: ModelToolCall }> {
+  const { state } = context;
+  const outcome = await awaitApproval(context, call, tool, gateNote);
+  if (outcome.kind === 'expired') {
+    if (outcome.onTimeout === 'fail') throw expiredFailure(call);
+    if (outcome.onTimeout === 'decline')
+      return { declined: declined(state, call, expiredReason(call)) };
+    return {};
+  }
+  if (outcome.decision.kind === 'decline')
+    return { declined: declined(state, call, outcome.decision.reason ?? DEFAULT_DECLINE_REASON) };
+  const args = outcome.decision.args;
+  if (args === undefined) return {};
+  return { edited: { ...call, args, fingerprint: toolCallFingerprint(call.toolName, args) } };
+}
+
 /** The resume data of a suspended call, and the payload of the suspension it answers. */
 interface Resumed {
   resumeData: JsonValue;
@@ -134,16 +176,18 @@ interface Resumed {
 async function execute(
   context: ToolRunContext,
   call: ModelToolCall,
-  resumed: Resumed | undefined,
+  bound: { resumed: Resumed | undefined; approvedDefinition: string | undefined },
   local: { step: number; index: number } | undefined,
 ): Promise<ExecuteToolOutput> {
   const tool = context.manifest.tools[call.toolName]!;
+  const { resumed, approvedDefinition } = bound;
   const input = {
     runId: context.state.runId,
     agentId: context.manifest.agentId,
     call: refOf(call),
     requestContext: context.input.requestContext,
     ...(resumed ?? {}),
+    ...(approvedDefinition !== undefined ? { approvedDefinition } : {}),
     ...namingOf(context.manifest),
   };
   try {
