@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Tollgate } from '../src/index.js';
 import { closeMcpConnections, mcpTools } from '../src/mcp/index.js';
-import { hostAgents, testAgent, uniqueId } from './support/harness.js';
+import { hostAgents, testAgent, uniqueId, uniqueQueue } from './support/harness.js';
 import { callByPrompt, serverCalls, stateDir, stdioServer } from './support/mcp-fixtures.js';
 import { DRIFTED_DESCRIPTION } from './support/mcp-test-server.js';
 
@@ -142,5 +142,51 @@ describe('MCP definition changes against approvals and grants (docs/mcp.md "Pinn
       code: 'MCP_TOOL_LIST_LIMIT',
       message: expect.stringContaining('MCP server "endless"'),
     });
+  }, 60_000);
+});
+
+describe('a grant given with an approval is bound to the definition the approver saw', () => {
+  afterAll(closeMcpConnections);
+
+  it('does not carry over to a changed definition pinned by a later deploy', async () => {
+    const dir = await stateDir('bound');
+    const queue = uniqueQueue('mcp-bound');
+    const deploy = async () => {
+      const tools = await mcpTools({ name: 'files', ...stdioServer(dir) });
+      const { agent } = testAgent('mcp-bound', Object.values(tools), callByPrompt);
+      return hostAgents([agent], 'mcp-bound', queue);
+    };
+    const memory = { resource: uniqueId('tenant'), thread: uniqueId('thread') };
+    const deletes = async () => (await serverCalls(dir, 'delete_file')).length;
+
+    const first = await deploy();
+    const agent = first.getAgent('mcp-bound');
+    const waiting = await agent.generate('delete it', { memory });
+    const [call] = await agent.pendingToolCalls(waiting.runId);
+    expect(call?.definition).toMatch(/^[0-9a-f]{64}$/);
+    await agent.approveToolCallGenerate({
+      runId: waiting.runId,
+      decidedBy: { id: 'alice' },
+      grant: { for: '1h', scope: 'thread' },
+    });
+    expect((await agent.generate('delete it', { memory })).finishReason).toBe('stop');
+    expect(await deletes()).toBe(2);
+    await first.shutdown();
+    await closeMcpConnections();
+
+    // The server changes the tool; the next deploy pins the changed definition, so no drift shows.
+    await flag(dir, 'drift');
+    const second = await deploy();
+    try {
+      const after = await second.getAgent('mcp-bound').generate('delete it', { memory });
+      expect(after.finishReason).toBe('suspended');
+      expect(await deletes()).toBe(2);
+      const audit = await second.getAgent('mcp-bound').getAuditTrail(after.runId);
+      expect(audit.map((entry) => entry.type)).not.toContain('grant-used');
+      await second.getAgent('mcp-bound').declineToolCallGenerate({ runId: after.runId });
+      expect(await deletes()).toBe(2);
+    } finally {
+      await second.shutdown();
+    }
   }, 60_000);
 });

@@ -170,6 +170,11 @@ export interface PendingToolCall extends ToolCallRef {
   approvals?: Array<{ id: string; at: string }>;
   /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
   gateNote?: string;
+  /**
+   * The tool definition the approver is shown (an MCP tool's definition fingerprint): the approval
+   * binds to it, and a grant given with it covers that definition only.
+   */
+  definition?: string;
 }
 
 /** A tool call the model made, with its fingerprint. */

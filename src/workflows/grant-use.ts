@@ -56,8 +56,9 @@ export async function grantsFor(
   const run = { agentId: manifest.agentId, resourceId, threadId };
   for (const call of candidates) {
     const tool = manifest.tools[call.toolName]!;
+    const seen = { ...call, definition: gates.get(call.toolCallId)?.definition };
     const grant = found.find(
-      (g) => grantCovers(g, run, call, Date.now()) && standsIn(context, call, tool, g),
+      (g) => grantCovers(g, run, seen, Date.now()) && standsIn(context, call, tool, g),
     );
     if (grant) granted.set(call.toolCallId, grant);
   }

@@ -73,6 +73,7 @@ async function runCall(
 ): Promise<ToolResultPart> {
   const { state } = context;
   const { gated, note: gateNote, grant } = gate;
+  // What the call's approval binds to; a re-gate after the tool changed moves it.
   let approvedDefinition = gate.definition;
   const tool = context.manifest.tools[call.toolName];
   if (!tool || call.invalidReason !== undefined) {
@@ -93,7 +94,10 @@ async function runCall(
   if (gated && grant) {
     useGrant(state, call, grant);
   } else if (gated) {
-    const approval = await approvalOf(context, call, tool, gateNote);
+    const approval = await approvalOf(context, call, tool, {
+      note: gateNote,
+      definition: approvedDefinition,
+    });
     if ('declined' in approval) return approval.declined;
     edited = approval.edited;
   }
@@ -112,7 +116,7 @@ async function runCall(
       }
       // The approval was for what the approver saw: a changed tool waits for a new one. The call
       // shows as waiting before approvalOf's first await, so the run is seen to wait, not end.
-      const waiting = approvalOf(context, edited ?? call, tool, output.note);
+      const waiting = approvalOf(context, edited ?? call, tool, output);
       state.activity.toolFinished();
       const approval = await waiting;
       if ('declined' in approval) return approval.declined;
@@ -150,10 +154,10 @@ async function approvalOf(
   context: ToolRunContext,
   call: ModelToolCall,
   tool: ToolManifest,
-  gateNote: string | undefined,
+  gate: { note?: string | undefined; definition?: string | undefined },
 ): Promise<{ declined: ToolResultPart } | { edited?: ModelToolCall }> {
   const { state } = context;
-  const outcome = await awaitApproval(context, call, tool, gateNote);
+  const outcome = await awaitApproval(context, call, tool, gate);
   if (outcome.kind === 'expired') {
     if (outcome.onTimeout === 'fail') throw expiredFailure(call);
     if (outcome.onTimeout === 'decline')
