@@ -6,6 +6,7 @@ import { MAX_TOOL_RESULT_BYTES } from '../common/limits.js';
 import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js';
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
 import type { Agent } from '../definitions/agent.js';
+import { DefinitionChanged } from '../definitions/definition-change.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { Checkpoints } from './checkpoints.js';
 
@@ -75,6 +76,9 @@ export async function runTool(
     checkpoint: (value) => checkpoints.record(value),
     lastCheckpoint: checkpoints.previous,
     abortSignal: Context.current().cancellationSignal,
+    ...(input.approvedDefinition !== undefined
+      ? { approvedDefinition: input.approvedDefinition }
+      : {}),
   };
   const named = { toolName: call.toolName, toolId: tool.id };
   checkpoints.markExecuting(true);
@@ -86,7 +90,8 @@ export async function runTool(
   } catch (error) {
     // A throw after the attempt was cancelled (its timeout) is not the tool's report: keep the mark.
     if (!context.abortSignal.aborted) checkpoints.markExecuting(false);
-    throw error;
+    if (!(error instanceof DefinitionChanged)) throw error;
+    return { kind: 'definition-changed', note: error.note, definition: error.definition };
   }
   if (suspended)
     return withinLimit(call.toolName, {

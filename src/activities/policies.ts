@@ -23,8 +23,16 @@ export async function askEach(
         return { toolCallId: call.toolCallId, gated: true, note: 'no policy found for this call' };
       try {
         const answer = await ask(call);
-        if (isGateAnswer(answer))
-          return { toolCallId: call.toolCallId, gated: answer.gated, note: answer.note };
+        if (isGateAnswer(answer)) {
+          const { gated, note, grantable, definition } = answer;
+          return {
+            toolCallId: call.toolCallId,
+            gated,
+            ...(note !== undefined ? { note } : {}),
+            ...(grantable === false ? { grantable } : {}),
+            ...(definition !== undefined ? { definition } : {}),
+          };
+        }
         return { toolCallId: call.toolCallId, gated: answer === true };
       } catch (error) {
         return {
@@ -40,7 +48,11 @@ export async function askEach(
 function isGateAnswer(value: unknown): value is GateAnswer {
   if (typeof value !== 'object' || value === null) return false;
   const answer = value as Partial<GateAnswer>;
-  return typeof answer.gated === 'boolean' && typeof answer.note === 'string';
+  return (
+    typeof answer.gated === 'boolean' &&
+    (answer.note === undefined || typeof answer.note === 'string') &&
+    (answer.definition === undefined || typeof answer.definition === 'string')
+  );
 }
 
 export type { JsonObject };

@@ -15,7 +15,16 @@ export type ToolCallAuditEntry = {
   /** The tool's `id`, when it differs from `toolName` (its key). */
   toolId?: string;
 } & (
-  | { type: 'gate'; gated: boolean; source: string; note?: string }
+  | {
+      type: 'gate';
+      gated: boolean;
+      source: string;
+      note?: string;
+      /** `false`: no grant could cover the call (its tool's definition changed). */
+      grantable?: boolean;
+      /** The tool definition the gate saw (an MCP tool's fingerprint); the approval binds to it. */
+      definition?: string;
+    }
   | {
       type: 'request';
       kind: 'approval' | 'suspension';

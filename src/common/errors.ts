@@ -48,6 +48,7 @@ export const TOLLGATE_ERROR_CODES = [
   'MCP_TOOL_DRIFT',
   'MCP_TOOL_NOT_FOUND',
   'MCP_TOOL_TIMEOUT',
+  'MCP_TOOL_LIST_LIMIT',
   // Chat channels and signed decision links (issue 17.2).
   'LINK_INVALID',
   'LINK_EXPIRED',

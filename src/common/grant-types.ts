@@ -18,6 +18,11 @@ export interface GrantInput {
   for: string | number;
   /** Only calls with exactly these arguments (compared by fingerprint, SPEC §4). */
   args?: JsonValue;
+  /**
+   * Only while the tool's definition is this one (an MCP tool's `tools.<key>.mcp.fingerprint`);
+   * a grant given with an approval is bound to the definition its approver was shown.
+   */
+  definition?: string;
   reason?: string;
 }
 
@@ -31,6 +36,8 @@ export interface Grant {
   /** Fingerprint of `{ args, toolName }` when the grant covers one set of arguments only. */
   fingerprint?: string;
   args?: JsonValue;
+  /** The tool definition the grant was given for; absent: any definition the worker pinned. */
+  definition?: string;
   /** ISO-8601 times. */
   createdAt: string;
   expiresAt: string;

@@ -40,7 +40,7 @@ export const EMPTY_GRANTS: GrantsState = { grants: [], ended: [] };
  */
 export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefined): GrantRequest {
   if (input === null || typeof input !== 'object') throw invalid('A grant must be an object.');
-  const { agentId, toolName, resourceId, threadId, args, reason } = input;
+  const { agentId, toolName, resourceId, threadId, args, definition, reason } = input;
   const ids = { agentId, toolName, resourceId, ...(threadId !== undefined ? { threadId } : {}) };
   for (const [field, value] of Object.entries(ids)) {
     const problem = idProblem(value, `grant.${field}`);
@@ -48,6 +48,11 @@ export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefin
   }
   if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON_CHARS)) {
     throw invalid(`grant.reason must be a string of at most ${MAX_REASON_CHARS} characters.`);
+  }
+  if (definition !== undefined && (typeof definition !== 'string' || definition.length > 128)) {
+    throw invalid(
+      'grant.definition must be a tool definition fingerprint (at most 128 characters).',
+    );
   }
   if (args !== undefined && canonicalJson(args).length > MAX_GRANT_ARGS_CHARS) {
     throw invalid(
@@ -61,6 +66,7 @@ export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefin
     resourceId,
     ...(threadId !== undefined ? { threadId } : {}),
     ...(args !== undefined ? { args, fingerprint: toolCallFingerprint(toolName, args) } : {}),
+    ...(definition !== undefined ? { definition } : {}),
     ...(grantedBy ? { grantedBy } : {}),
     ...(reason !== undefined ? { reason } : {}),
     durationMs,
@@ -214,7 +220,7 @@ export interface GrantedRun {
 export function grantCovers(
   grant: Grant,
   run: GrantedRun,
-  call: { toolName: string; fingerprint: string },
+  call: { toolName: string; fingerprint: string; definition?: string | undefined },
   now: number,
 ): boolean {
   return (
@@ -224,7 +230,8 @@ export function grantCovers(
     grant.resourceId === run.resourceId &&
     (grant.threadId === undefined || grant.threadId === run.threadId) &&
     grant.toolName === call.toolName &&
-    (grant.fingerprint === undefined || grant.fingerprint === call.fingerprint)
+    (grant.fingerprint === undefined || grant.fingerprint === call.fingerprint) &&
+    (grant.definition === undefined || grant.definition === call.definition)
   );
 }
 

@@ -170,6 +170,11 @@ export interface PendingToolCall extends ToolCallRef {
   approvals?: Array<{ id: string; at: string }>;
   /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
   gateNote?: string;
+  /**
+   * The tool definition the approver is shown (an MCP tool's definition fingerprint): the approval
+   * binds to it, and a grant given with it covers that definition only.
+   */
+  definition?: string;
 }
 
 /** A tool call the model made, with its fingerprint. */
@@ -221,6 +226,8 @@ export interface ExecuteToolInput {
    * after a crash reaches again even when the model's rerun names the call differently.
    */
   idempotencyKey?: string;
+  /** The tool definition the call's approval binds to (`ToolExecutionContext.approvedDefinition`). */
+  approvedDefinition?: string;
 }
 
 export type ExecuteToolOutput =
@@ -228,7 +235,9 @@ export type ExecuteToolOutput =
   /** `code`: the stable code of what went wrong, where the activity knows one. */
   | { kind: 'error'; error: string; code?: string }
   /** `resumeSchema`: set when `suspend()` gave this suspension its own schema (JSON string). */
-  | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string };
+  | { kind: 'suspended'; suspendPayload: JsonValue; resumeSchema?: string }
+  /** The tool changed since its gate (`DefinitionChanged`): nothing ran; re-gate with `note`. */
+  | { kind: 'definition-changed'; note: string; definition: string };
 
 export interface EvaluateGatesInput {
   runId: string;
@@ -250,6 +259,10 @@ export interface GateVerdict {
   gated: boolean;
   /** Why: a policy failed and the call was gated to be safe, or the policy gave its reason. */
   note?: string;
+  /** `false`: no grant covers the call (`GateAnswer.grantable`). */
+  grantable?: boolean;
+  /** What the call will run, as the gate saw it (`GateAnswer.definition`). */
+  definition?: string;
 }
 
 export type { Chunk };

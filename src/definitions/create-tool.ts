@@ -54,12 +54,29 @@ export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
   lastCheckpoint: JsonValue | undefined;
   /** Aborted when the run is cancelled or the attempt times out. */
   abortSignal: AbortSignal;
+  /**
+   * The `definition` the call's gate answered (or the one its latest re-approval showed): what
+   * the approver was shown of the tool, not only of the call. Throw `DefinitionChanged` when the
+   * tool would now run something else. Undefined when the gate named none.
+   */
+  approvedDefinition?: string;
 }
 
 /** A predicate's answer with its reason, which the audit and the approval request show. */
 export interface GateAnswer {
   gated: boolean;
-  note: string;
+  note?: string;
+  /**
+   * `false`: no standing grant covers this call, a person decides it (an MCP tool whose
+   * definition changed answers so). Default `true`.
+   */
+  grantable?: boolean;
+  /**
+   * What the call will run, as the gate saw it: an opaque version such as an MCP tool's definition
+   * fingerprint. The call's approval binds to it; `execute` reads it as
+   * `context.approvedDefinition`.
+   */
+  definition?: string;
 }
 
 /** What a tool's approval predicate receives. */

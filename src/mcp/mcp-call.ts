@@ -2,10 +2,11 @@ import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
+import { DefinitionChanged } from '../definitions/definition-change.js';
 import {
   asProtocolError,
-  describeDrift,
   listAllTools,
+  liveDefinition,
   type McpToolDefinition,
 } from './mcp-definition.js';
 import {
@@ -27,17 +28,17 @@ export interface McpCallSetup {
   retriesSafe: boolean;
 }
 
-/** The drift of the tool's live definition from its pinned one, or undefined. */
-export async function liveDrift(setup: McpCallSetup): Promise<string | undefined> {
+/** The tool as the server lists it now (`liveDefinition`), read over a pooled connection. */
+export async function currentDefinition(
+  setup: McpCallSetup,
+): Promise<{ fingerprint: string; drift?: string }> {
   const lease = await setup.pool.lease();
   let broken = false;
   try {
-    const live = await listAllTools(lease.client, setup.server);
-    const name = setup.pinned.definition.name;
-    return describeDrift(
+    return liveDefinition(
       setup.server,
       setup.pinned,
-      live.find((tool) => tool.name === name),
+      await listAllTools(lease.client, setup.server),
     );
   } catch (error) {
     broken = true;
@@ -45,6 +46,29 @@ export async function liveDrift(setup: McpCallSetup): Promise<string | undefined
   } finally {
     lease.release(broken);
   }
+}
+
+/**
+ * Right before the call: the tool must still be what its gate saw (`approvedDefinition`, else the
+ * pinned one). With `onDrift: 'refuse'` a changed tool is refused; with `'gate'` a tool that
+ * differs from what was approved asks for a new approval, and nothing runs either way.
+ */
+async function checkDefinition(setup: McpCallSetup, context: ToolExecutionContext): Promise<void> {
+  const live = await currentDefinition(setup);
+  if (setup.onDrift === 'refuse') {
+    if (live.drift === undefined) return;
+    throw new TollgateError(
+      'MCP_TOOL_DRIFT',
+      `${live.drift} The call was refused (onDrift: 'refuse'); review the server and define the agent again.`,
+    );
+  }
+  if (live.fingerprint === (context.approvedDefinition ?? setup.pinned.fingerprint)) return;
+  const name = setup.pinned.definition.name;
+  const what = live.drift ?? 'it is back to its pinned definition.';
+  throw new DefinitionChanged(
+    `Tool "${name}" of MCP server "${setup.server}" changed after the call's gate, before it ran: ${what} The call waits for a new approval.`,
+    live.fingerprint,
+  );
 }
 
 /**
@@ -58,14 +82,7 @@ export async function callMcpTool(
   context: ToolExecutionContext,
 ): Promise<JsonValue | SuspendSignal> {
   const name = setup.pinned.definition.name;
-  if (setup.onDrift === 'refuse') {
-    const drift = await liveDrift(setup);
-    if (drift)
-      throw new TollgateError(
-        'MCP_TOOL_DRIFT',
-        `${drift} The call was refused (onDrift: 'refuse'); review the server and define the agent again.`,
-      );
-  }
+  await checkDefinition(setup, context);
   const answers = ElicitationAnswers.of(context);
   const lease = await setup.pool.lease();
   const controller = new AbortController();

@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type {
   Tool as McpToolDefinition,
   ToolAnnotations,
@@ -22,6 +23,34 @@ function pinnedParts(tool: McpToolDefinition) {
 /** Hex SHA-256 of the canonical JSON of the tool's name, description, input schema, annotations. */
 export function definitionFingerprint(tool: McpToolDefinition): string {
   return sha256Hex(canonicalJson(pinnedParts(tool)));
+}
+
+/**
+ * The tool as the server lists it now: `fingerprint` names what a call would run (every definition
+ * listed under the name, or none), `drift` says how it differs from the pinned one, in words for
+ * approvers and the audit. Two definitions under one name are a change: which one runs is the
+ * server's choice.
+ */
+export function liveDefinition(
+  server: string,
+  pinned: { definition: McpToolDefinition; fingerprint: string },
+  listed: McpToolDefinition[],
+): { fingerprint: string; drift?: string } {
+  const name = pinned.definition.name;
+  const live = listed.filter((tool) => tool.name === name);
+  if (live.length === 0)
+    return { fingerprint: 'unlisted', drift: describeDrift(server, pinned, undefined)! };
+  if (live.length > 1) {
+    const fingerprint = sha256Hex(canonicalJson(live.map(pinnedParts)));
+    const each = live.map((tool) => shorten(canonicalJson(pinnedParts(tool)))).join('; ');
+    return {
+      fingerprint,
+      drift: `Tool "${name}" of MCP server "${server}" is listed ${live.length} times with different definitions (definition drift): ${each}.`,
+    };
+  }
+  const fingerprint = definitionFingerprint(live[0]!);
+  const drift = describeDrift(server, pinned, live[0]);
+  return drift === undefined ? { fingerprint } : { fingerprint, drift };
 }
 
 /**
@@ -69,24 +98,50 @@ export function gatedByAnnotations(annotations: ToolAnnotations | undefined): bo
   return annotations?.destructiveHint !== false || annotations?.openWorldHint !== false;
 }
 
+/** Bounds of one `tools/list` walk: a server must not page a worker out of memory or time. */
+export const TOOL_LIST_LIMITS = { pages: 100, bytes: 8 * 1024 * 1024, timeMs: 30_000 };
+
 /**
- * Every tool the server lists, following its pages.
- * @throws TollgateError `MCP_INVALID_RESPONSE` when an answer does not follow the protocol.
+ * Every tool the server lists, following its pages within `TOOL_LIST_LIMITS`.
+ * @throws TollgateError `MCP_INVALID_RESPONSE` when an answer does not follow the protocol,
+ * `MCP_TOOL_LIST_LIMIT` when the listing passes a bound.
  */
 export async function listAllTools(client: Client, server: string): Promise<McpToolDefinition[]> {
+  const { pages, bytes, timeMs } = TOOL_LIST_LIMITS;
+  const deadline = Date.now() + timeMs;
   const tools: McpToolDefinition[] = [];
+  let size = 0;
   let cursor: string | undefined;
-  do {
-    let page;
+  for (let page = 1; ; page++) {
+    const left = deadline - Date.now();
+    if (page > pages || left <= 0 || size > bytes) {
+      const passed =
+        page > pages ? `${pages} pages` : left <= 0 ? `${timeMs} ms` : `${bytes} bytes`;
+      throw listLimit(server, passed);
+    }
+    let answer;
     try {
-      page = await client.listTools(cursor !== undefined ? { cursor } : undefined);
+      answer = await client.listTools(cursor !== undefined ? { cursor } : undefined, {
+        timeout: left,
+      });
     } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+        throw listLimit(server, `${timeMs} ms`, error);
       throw asProtocolError(error, server, 'tools/list');
     }
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+    size += JSON.stringify(answer.tools).length;
+    tools.push(...answer.tools);
+    cursor = answer.nextCursor;
+    if (cursor === undefined) return tools;
+  }
+}
+
+function listLimit(server: string, passed: string, cause?: unknown): TollgateError {
+  return new TollgateError(
+    'MCP_TOOL_LIST_LIMIT',
+    `MCP server "${server}" answered tools/list past ${passed} (limits: ${TOOL_LIST_LIMITS.pages} pages, ${TOOL_LIST_LIMITS.bytes} bytes, ${TOOL_LIST_LIMITS.timeMs} ms); fix the server's paging or list fewer tools.`,
+    cause !== undefined ? { cause } : undefined,
+  );
 }
 
 /** A response the SDK could not parse becomes `MCP_INVALID_RESPONSE`; other errors pass. */

@@ -7,7 +7,7 @@ import {
   type GateAnswer,
   type Tool,
 } from '../definitions/create-tool.js';
-import { callMcpTool, liveDrift, type McpCallSetup } from './mcp-call.js';
+import { callMcpTool, currentDefinition, type McpCallSetup } from './mcp-call.js';
 import {
   definitionFingerprint,
   gatedByAnnotations,
@@ -57,6 +57,13 @@ export async function mcpTools(options: McpToolsOptions): Promise<Record<string,
     lease.release();
   }
   const names = new Set(listed.map((tool) => tool.name));
+  if (names.size < listed.length) {
+    const twice = listed.find((tool, i) => listed.findIndex((t) => t.name === tool.name) < i)!;
+    throw new TollgateError(
+      'MCP_INVALID_RESPONSE',
+      `MCP server "${server}" lists tool "${twice.name}" more than once, so no definition can be pinned; fix the server.`,
+    );
+  }
   for (const name of [...(options.include ?? []), ...Object.keys(options.tools ?? {})]) {
     if (!names.has(name)) {
       throw new TollgateError(
@@ -133,8 +140,9 @@ function toTool(
 }
 
 /**
- * The gate of one call: a changed definition first (gated, or let through to be refused when the
- * call runs), then the override, then the pinned annotations.
+ * The gate of one call: a changed definition first (gated and never granted, or let through to be
+ * refused when the call runs), then the override, then the pinned annotations. The answer names
+ * the definition seen, which the call's approval binds to.
  */
 async function decideGate(
   setup: McpCallSetup,
@@ -142,16 +150,25 @@ async function decideGate(
   annotations: ToolAnnotations | undefined,
   args: unknown,
   context: ApprovalPredicateContext,
-): Promise<boolean | GateAnswer> {
-  const drift = await liveDrift(setup);
-  if (drift) {
-    return setup.onDrift === 'refuse'
-      ? { gated: false, note: `${drift} The call will be refused (onDrift: 'refuse').` }
-      : { gated: true, note: drift };
+): Promise<GateAnswer> {
+  const { fingerprint, drift } = await currentDefinition(setup);
+  if (drift !== undefined && setup.onDrift === 'refuse') {
+    const note = `${drift} The call will be refused (onDrift: 'refuse').`;
+    return { gated: false, note, definition: setup.pinned.fingerprint };
   }
-  if (typeof gate === 'function') return gate(args, context);
-  if (typeof gate === 'boolean') return gate;
-  return gatedByAnnotations(annotations);
+  if (drift !== undefined) {
+    const note = `${drift} No grant covers a changed tool: a person must approve this call.`;
+    return { gated: true, note, grantable: false, definition: fingerprint };
+  }
+  const answer =
+    typeof gate === 'function'
+      ? await gate(args, context)
+      : typeof gate === 'boolean'
+        ? gate
+        : gatedByAnnotations(annotations);
+  return typeof answer === 'boolean'
+    ? { gated: answer, definition: fingerprint }
+    : { ...answer, definition: fingerprint };
 }
 
 /** The server's JSON Schema as zod (what the model is told); a schema zod cannot read is loose. */

@@ -154,6 +154,7 @@ export const grantBody: z.ZodType<GrantBody> = z.object({
   threadId: id.optional(),
   for: z.union([z.string().min(1), z.number()]),
   args: json.optional(),
+  definition: z.string().max(128).optional(),
   reason: z.string().optional(),
 });
 

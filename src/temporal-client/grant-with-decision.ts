@@ -65,6 +65,8 @@ export async function grantForDecision(
       ...(kind === 'thread' ? { threadId } : {}),
       for: options.for,
       ...(matchArgs ? { args: call.args } : {}),
+      // The approver was shown this definition of the tool: the grant covers it only.
+      ...(call.definition !== undefined ? { definition: call.definition } : {}),
     },
     {
       ...(context.scope ? { scope: context.scope } : {}),

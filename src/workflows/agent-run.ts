@@ -12,7 +12,6 @@ import { refOf } from '../common/chunks.js';
 import { TollgateError, type TollgateErrorCode } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
-  AgentManifest,
   ModelStepOutput,
   RunInput,
   RunResult,
@@ -39,7 +38,8 @@ import { decideGates } from './gates.js';
 import { COMPACTION_PATCH, ConversationTrack } from './compaction.js';
 import { RunState } from './run-state.js';
 import { asRunFailure } from './run-failure.js';
-import { DECLINE_ENDS_STRETCH_PATCH, failureMessage, runToolCalls } from './tool-calls.js';
+import { runToolCalls } from './tool-calls.js';
+import { DECLINE_ENDS_STRETCH_PATCH, failureMessage } from './tool-results.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { namingOf, withToolIds } from './tool-naming.js';
 import type { ToolRunContext } from './tool-run-context.js';

@@ -20,8 +20,9 @@ export async function awaitApproval(
   context: ToolRunContext,
   call: ModelToolCall,
   tool: ToolManifest,
-  gateNote?: string,
+  gate: { note?: string | undefined; definition?: string | undefined } = {},
 ): Promise<ApprovalOutcome> {
+  const { note: gateNote, definition } = gate;
   const { state } = context;
   const { rules, requester } = approvalRulesOf(context, tool);
   const requestedAt = Date.now();
@@ -36,6 +37,7 @@ export async function awaitApproval(
       ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
     },
     ...(gateNote !== undefined ? { gateNote } : {}),
+    ...(definition !== undefined ? { definition } : {}),
   });
   const channels = channelNotices(context, call, rules, { requestedAt, expiresAt });
   channels?.post('request');

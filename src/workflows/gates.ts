@@ -25,6 +25,10 @@ export interface GateOutcome {
   gated: boolean;
   source: string;
   note?: string;
+  /** `false`: no grant may cover the call (its tool changed since it was pinned). */
+  grantable?: boolean;
+  /** What the call will run, as the gate saw it: its approval binds to it. */
+  definition?: string;
 }
 
 /**
@@ -121,6 +125,8 @@ async function record(
       gated: verdict?.gated ?? true,
       source,
       ...(note ? { note } : {}),
+      ...(verdict?.grantable === false ? { grantable: false } : {}),
+      ...(verdict?.definition !== undefined ? { definition: verdict.definition } : {}),
     });
   }
 }

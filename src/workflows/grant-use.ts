@@ -29,8 +29,15 @@ export async function grantsFor(
   if (resourceId === undefined) return granted;
   const candidates = calls.filter((call) => {
     const tool = manifest.tools[call.toolName];
-    const gated = gates.get(call.toolCallId)?.gated ?? true;
-    return gated && tool !== undefined && !tool.delegate && call.invalidReason === undefined;
+    const gate = gates.get(call.toolCallId);
+    // A changed tool outranks a grant: the grant was given for what its granter knew.
+    if (gate?.grantable === false) return false;
+    return (
+      (gate?.gated ?? true) &&
+      tool !== undefined &&
+      !tool.delegate &&
+      call.invalidReason === undefined
+    );
   });
   if (candidates.length === 0 || !patched(GRANTS_PATCH)) return granted;
   let found: Grant[];
@@ -49,8 +56,9 @@ export async function grantsFor(
   const run = { agentId: manifest.agentId, resourceId, threadId };
   for (const call of candidates) {
     const tool = manifest.tools[call.toolName]!;
+    const seen = { ...call, definition: gates.get(call.toolCallId)?.definition };
     const grant = found.find(
-      (g) => grantCovers(g, run, call, Date.now()) && standsIn(context, call, tool, g),
+      (g) => grantCovers(g, run, seen, Date.now()) && standsIn(context, call, tool, g),
     );
     if (grant) granted.set(call.toolCallId, grant);
   }

@@ -1,7 +1,7 @@
 import { ApplicationFailure, type ActivityFailure } from '@temporalio/workflow';
 import { TollgateError } from '../common/errors.js';
 import { tollgateFailure } from '../common/failure.js';
-import { failureMessage } from './tool-calls.js';
+import { failureMessage } from './tool-results.js';
 
 /**
  * Fails the run with the cause's own code (e.g. `tollgate.AGENT_NOT_FOUND`) so clients can map

@@ -44,6 +44,8 @@ export interface WaitDetails {
   terms?: WaitTerms;
   /** Why the gate stopped the call, when its policy said. */
   gateNote?: string;
+  /** The tool definition the gate saw, which the approval binds to. */
+  definition?: string;
 }
 
 export function waitingCall(
@@ -52,7 +54,7 @@ export function waitingCall(
   details: WaitDetails,
   sequence: number,
 ): WaitingCall {
-  const { suspendPayload, terms = {}, gateNote } = details;
+  const { suspendPayload, terms = {}, gateNote, definition } = details;
   return {
     ...refOf(call),
     fingerprint: call.fingerprint,
@@ -72,6 +74,7 @@ export function waitingCall(
     ...(terms.requester !== undefined ? { requester: terms.requester } : {}),
     ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
     ...(gateNote !== undefined ? { gateNote } : {}),
+    ...(definition !== undefined ? { definition } : {}),
   };
 }
 

@@ -1,0 +1,33 @@
+import { patched } from '@temporalio/workflow';
+import type { ModelToolCall } from '../common/run-types.js';
+import { auditRef } from './audit-log.js';
+import type { RunState } from './run-state.js';
+
+/**
+ * Patch of a call whose tool changed between its gate and its execution: it waits for a new
+ * approval that shows the change (docs/mcp.md "Pinning"). Before it, such a call ended with a
+ * tool error.
+ */
+export const DEFINITION_REGATE_PATCH = 'tollgate-definition-regate';
+
+/**
+ * Whether a call whose tool changed before it ran waits for a new approval; if so, the audit gets
+ * the new gate: gated, by the change, not grantable, bound to the tool's new definition.
+ */
+export function regatesOnChange(
+  state: RunState,
+  call: ModelToolCall,
+  change: { note: string; definition: string },
+): boolean {
+  if (!patched(DEFINITION_REGATE_PATCH)) return false;
+  state.audit.add({
+    type: 'gate',
+    ...auditRef(call),
+    gated: true,
+    source: 'definition-change',
+    note: change.note,
+    grantable: false,
+    definition: change.definition,
+  });
+  return true;
+}
