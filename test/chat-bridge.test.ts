@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { UIMessage } from 'ai';
+import { threadWorkflowId } from '../src/common/wire.js';
 import type { Tollgate } from '../src/index.js';
+import { approvalIdOf } from '../src/server/chat/approval-id.js';
 import { chatHandler, createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import {
   askUserTool,
@@ -14,6 +16,7 @@ import {
   hostAgents,
   lastToolOutputs,
   outputsText,
+  recordingTool,
   testAgent,
   uniqueId,
 } from './support/harness.js';
@@ -29,11 +32,19 @@ describe('the chat route: approval ids, refusals that write nothing, suspended c
       ? { text: `Answer: ${outputsText(outputs)}` }
       : { toolCalls: [{ toolName: 'ask-user', args: {} }] };
   });
+  // Two gated calls in one step, then a report of their results.
+  const pair = recordingTool('delete-record', { requireApproval: true });
+  const { agent: pairAgent } = testAgent('chat-pair-agent', [pair.tool], (prompt) => {
+    const outputs = lastToolOutputs(prompt);
+    if (outputs) return { text: `Done: ${outputsText(outputs)}` };
+    const calls = ['a', 'b'].map((id) => ({ toolName: 'delete-record', args: { id } }));
+    return { toolCalls: calls };
+  });
   let tollgate: Tollgate;
   let server: ListeningServer;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent, askAgent], 'chat-bridge');
+    tollgate = await hostAgents([agent, askAgent, pairAgent], 'chat-bridge');
     server = await createTollgateServer({
       tollgate,
       auth: {
@@ -71,6 +82,13 @@ describe('the chat route: approval ids, refusals that write nothing, suspended c
     const { messages } = (await answer.json()) as { messages: UIMessage[] };
     return { runId: run.runId, messages };
   }
+
+  const page = async (chat: string, path = url): Promise<UIMessage[]> => {
+    const answer = await fetch(`${server.url}${path}/${chat}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    return ((await answer.json()) as { messages: UIMessage[] }).messages;
+  };
 
   /** The page's messages with the waiting call answered under `approvalId`. */
   function answered(messages: UIMessage[], approvalId: string, approved = true): UIMessage[] {
@@ -280,7 +298,202 @@ describe('the chat route: approval ids, refusals that write nothing, suspended c
       decidedBy: { id: 'bob' },
     });
   });
+
+  it('an approval and a decline in one request stream the run to its end: the approved call runs once, the declined never', async () => {
+    const pairUrl = '/api/agents/chat-pair-agent/chat';
+    // The decline may reach the run before or after the approved call has run and the run has
+    // stopped to wait again: several tries give both orders their chance.
+    for (let attempt = 0; attempt < 6; attempt++) {
+      const chat = uniqueId('chat-pair');
+      const user: UIMessage = {
+        id: `u-${chat}`,
+        role: 'user',
+        parts: [{ type: 'text', text: 'go' }],
+      };
+      const started = sseChunks(
+        await (await post({ id: chat, messages: [user] }, TOKEN, pairUrl)).text(),
+      );
+      const runId = String(started[0]!.messageId);
+      expect(started.filter((c) => c.type === 'tool-approval-request')).toHaveLength(2);
+      const messages = (await page(chat, pairUrl)).map((message) => ({
+        ...message,
+        parts: message.parts.map((part) =>
+          'approval' in part && part.state === 'approval-requested'
+            ? {
+                ...part,
+                state: 'approval-responded',
+                approval: {
+                  id: part.approval.id,
+                  approved: (part.input as { id: string }).id === 'a',
+                },
+              }
+            : part,
+        ),
+      })) as UIMessage[];
+      const callOf = (id: string) =>
+        messages
+          .flatMap((m) => m.parts)
+          .find((p) => 'input' in p && (p.input as { id: string }).id === id) as {
+          toolCallId: string;
+        };
+
+      const answered = await post({ id: chat, messages }, TOKEN, pairUrl);
+      expect(answered.status).toBe(200);
+      const rest = sseChunks(await answered.text());
+      expect(rest).toContainEqual(
+        expect.objectContaining({
+          type: 'tool-output-available',
+          toolCallId: callOf('a').toolCallId,
+        }),
+      );
+      expect(rest).toContainEqual({
+        type: 'tool-output-denied',
+        toolCallId: callOf('b').toolCallId,
+      });
+      expect(rest).toContainEqual(
+        expect.objectContaining({ type: 'text-delta', delta: expect.stringContaining('Done: ') }),
+      );
+      expect(rest.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+      const ran = pair.executions.filter((e) => e.idempotencyKey.startsWith(`${runId}:`));
+      expect([attempt, ran.map((e) => e.input)]).toEqual([attempt, [{ id: 'a' }]]);
+      expect(await tollgate.getAgent('chat-pair-agent').pendingToolCalls(runId)).toEqual([]);
+    }
+  });
+
+  it('approving and declining one call in one message is refused whole: nothing is decided, the tool never runs', async () => {
+    const chat = uniqueId('chat');
+    const { runId, messages } = await parked(chat);
+    const id = approvalIdIn(messages);
+    const both = messages.map((message) => ({
+      ...message,
+      parts: message.parts.flatMap((part) =>
+        'approval' in part && part.state === 'approval-requested'
+          ? [true, false].map((approved) => ({
+              ...part,
+              state: 'approval-responded',
+              approval: { id, approved },
+            }))
+          : [part],
+      ),
+    })) as UIMessage[];
+    const before = await historyLength(runId);
+    const answer = await post({ id: chat, messages: both });
+    expect([
+      answer.status,
+      ((await answer.json()) as { error: { code: string } }).error.code,
+    ]).toEqual([422, 'INVALID_DECISION']);
+    expect(await historyLength(runId)).toBe(before);
+    expect(executions.filter((e) => e.idempotencyKey.startsWith(`${runId}:`))).toHaveLength(0);
+    const audit = await tollgate.getAgent('chat-bridge-agent').getAuditTrail(runId);
+    expect(audit.filter((e) => e.type === 'decision')).toEqual([]);
+    expect(await tollgate.getAgent('chat-bridge-agent').pendingToolCalls(runId)).toHaveLength(1);
+  });
+
+  it('a message keeps its id: the live response and every reload show the same ids', async () => {
+    const chat = uniqueId('chat');
+    const user: UIMessage = {
+      id: `u-${chat}`,
+      role: 'user',
+      parts: [{ type: 'text', text: 'go' }],
+    };
+    const started = sseChunks(await (await post({ id: chat, messages: [user] })).text());
+    const assistantId = String(started[0]!.messageId);
+    const waiting = await page(chat);
+    expect(waiting.map((m) => [m.role, m.id])).toEqual([
+      ['user', user.id],
+      ['assistant', assistantId],
+    ]);
+    const approved = await post({ id: chat, messages: answered(waiting, approvalIdIn(waiting)) });
+    const rest = sseChunks(await approved.text());
+    // The continuation adds to the same assistant message: its start names no other id.
+    expect(rest[0]).toEqual({ type: 'start' });
+    expect(rest.at(-1)).toEqual({ type: 'finish', finishReason: 'stop' });
+    // Finished, the run's messages are read back from the chat's thread: the same ids.
+    await eventually(async () => {
+      const reloaded = await page(chat);
+      expect(reloaded.map((m) => [m.role, m.id])).toEqual([
+        ['user', user.id],
+        ['assistant', assistantId],
+      ]);
+      expect(reloaded[1]!.parts.some((p) => p.type === 'text' && p.text === 'Deleted.')).toBe(true);
+    });
+  });
+
+  it('hostile answers and chat ids are typed 4xx errors that decide nothing', async () => {
+    const chat = uniqueId('chat');
+    const { runId, messages } = await parked(chat);
+    const [call] = await tollgate.getAgent('chat-bridge-agent').pendingToolCalls(runId);
+    // A finished run of another chat leaves a thread workflow behind: a workflow, not a run.
+    const otherChat = uniqueId('chat');
+    const other = await parked(otherChat);
+    await tollgate.getAgent('chat-bridge-agent').approveToolCallGenerate({ runId: other.runId });
+    const thread = threadWorkflowId('chat-bridge-agent', 'alice', otherChat);
+    const ran = executions.length;
+    const before = await historyLength(runId);
+    const forged = (target: string) =>
+      approvalIdOf({ runId: target, toolCallId: call!.toolCallId, fingerprint: call!.fingerprint });
+    const withApproval = (approval: unknown) =>
+      messages.map((message) => ({
+        ...message,
+        parts: message.parts.map((part) =>
+          'approval' in part ? { ...part, state: 'approval-responded', approval } : part,
+        ),
+      }));
+    const bodies: Array<[string, unknown]> = [
+      ['not an agent run', withApproval({ id: forged(thread), approved: true })],
+      ['a 100 KB run id', withApproval({ id: forged('r'.repeat(100_000)), approved: true })],
+      ['an object for the id', withApproval({ id: { toString: 'x' }, approved: true })],
+      [
+        'an object for a suspended call id',
+        [
+          ...messages.slice(0, -1),
+          {
+            ...messages.at(-1)!,
+            parts: [
+              ...messages.at(-1)!.parts,
+              {
+                type: 'data-tollgate-suspend',
+                id: 'x',
+                data: { runId, toolCallId: { toString: 1 } },
+              },
+            ],
+          },
+        ],
+      ],
+    ];
+    const answers: unknown[] = [];
+    for (const [name, body] of bodies) {
+      const answer = await post({ id: chat, messages: body });
+      answers.push([name, answer.status, await codeOf(answer)]);
+    }
+    for (const path of [`${url}/%00`, `${url}/${'c'.repeat(300)}`, `${url}/%00/stream`]) {
+      const answer = await fetch(server.url + path, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      answers.push([path, answer.status, await codeOf(answer)]);
+    }
+    expect(answers).toEqual([
+      ...bodies.slice(0, 3).map(([name]) => [name, 422, 'INVALID_APPROVAL_ID']),
+      // A suspend part that names no call is no answer: the message answers nothing.
+      [bodies[3]![0], 422, 'INVALID_DECISION'],
+      [`${url}/%00`, 400, 'BAD_REQUEST'],
+      [`${url}/${'c'.repeat(300)}`, 400, 'BAD_REQUEST'],
+      [`${url}/%00/stream`, 400, 'BAD_REQUEST'],
+    ]);
+    expect(await historyLength(runId)).toBe(before);
+    expect(executions).toHaveLength(ran);
+  });
 });
+
+/** The error code of an answer, or what it carried instead. */
+async function codeOf(answer: Response): Promise<string> {
+  const text = await answer.text();
+  try {
+    return (JSON.parse(text) as { error: { code: string } }).error.code;
+  } catch {
+    return `not an error body: ${text.slice(0, 40)}`;
+  }
+}
 
 /** The UI message chunks of an SSE body, without the final `[DONE]`. */
 function sseChunks(text: string): Array<{ type: string } & Record<string, unknown>> {

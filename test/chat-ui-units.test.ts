@@ -5,6 +5,7 @@ import { TollgateError } from '../src/common/errors.js';
 import { approvalIdOf, parseApprovalId } from '../src/server/chat/approval-id.js';
 import { withRunMessages } from '../src/server/chat/chat-runs.js';
 import { UiChunkTranslator } from '../src/server/chat/ui-chunks.js';
+import { userMessageOf } from '../src/server/chat/message-ids.js';
 import { uiMessagesOf } from '../src/server/chat/ui-history.js';
 
 const FP = 'a'.repeat(64);
@@ -15,14 +16,26 @@ describe('chat approval ids', () => {
     expect(parseApprovalId(approvalIdOf(call))).toEqual(call);
   });
 
-  it.each([['forged'], [''], [`a.b.${'z'.repeat(64)}`], [`a.b.c.${FP}`], [42]])(
-    'refuse %j with INVALID_APPROVAL_ID',
-    (id) => {
-      expect(() => parseApprovalId(id)).toThrow(
-        expect.objectContaining({ code: 'INVALID_APPROVAL_ID' }) as unknown as TollgateError,
-      );
-    },
-  );
+  it.each([
+    ['forged'],
+    [''],
+    [`a.b.${'z'.repeat(64)}`],
+    [`a.b.c.${FP}`],
+    [42],
+    [{ toString: 1 }],
+    [approvalIdOf({ runId: 'run\u0000', toolCallId: 'c', fingerprint: FP })],
+  ])('refuse %j with INVALID_APPROVAL_ID', (id) => {
+    expect(() => parseApprovalId(id)).toThrow(
+      expect.objectContaining({ code: 'INVALID_APPROVAL_ID' }) as unknown as TollgateError,
+    );
+  });
+
+  it.each([300, 100_000])('refuse a run id of %d characters with INVALID_APPROVAL_ID', (length) => {
+    const id = approvalIdOf({ runId: 'r'.repeat(length), toolCallId: 'c', fingerprint: FP });
+    expect(() => parseApprovalId(id)).toThrow(
+      expect.objectContaining({ code: 'INVALID_APPROVAL_ID' }) as unknown as TollgateError,
+    );
+  });
 });
 
 describe('chunk translation', () => {
@@ -84,7 +97,7 @@ describe('chat history', () => {
   });
 
   it('rebuilds user, assistant, tool output and a waiting approval with stable ids', () => {
-    const messages = uiMessagesOf(
+    const { messages, replyId } = uiMessagesOf(
       'chat',
       [
         { role: 'user', content: [{ type: 'text', text: 'delete r' }] },
@@ -129,5 +142,20 @@ describe('chat history', () => {
         ],
       },
     ]);
+    expect(replyId).toBe('chat-1');
+  });
+
+  it('gives messages the ids the chat sent them with; unmarked and repeated ids fall back to positions', () => {
+    const reply = { role: 'assistant', content: [{ type: 'text', text: 'Hi.' }] };
+    const { messages, replyId } = uiMessagesOf('chat', [
+      userMessageOf('one', { messageId: 'u1', replyId: 'run-1' }),
+      reply,
+      { role: 'user', content: 'from the SDK' },
+      reply,
+      userMessageOf('again', { messageId: 'u1', replyId: 'run-3' }),
+    ]);
+    expect(messages.map((m) => m.id)).toEqual(['u1', 'run-1', 'chat-2', 'chat-3', 'chat-4']);
+    // The answer still to come to the last message: what a working run's replay is shown as.
+    expect(replyId).toBe('run-3');
   });
 });

@@ -3,8 +3,10 @@ import { createUIMessageStreamResponse } from 'ai';
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import { API_PREFIX, type ErrorBody } from '../../common/http-api.js';
+import { idProblem } from '../../common/limits.js';
 import type { Tollgate } from '../../runtime.js';
 import type { ServerEnv } from '../auth.js';
+import { shown } from './approval-id.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { ChatSession, type ChatCaller } from './chat-session.js';
 
@@ -66,7 +68,7 @@ export function chatHandler(
       if (request.method === 'GET') {
         const url = new URL(request.url);
         const resume = RESUME_PATH.exec(url.pathname);
-        const chatId = resume ? decodeURIComponent(resume[1]!) : url.searchParams.get('chatId');
+        const chatId = resume ? pathSegment(resume[1]!) : url.searchParams.get('chatId');
         if (!chatId) throw new HttpError(400, 'BAD_REQUEST', 'Name the chat: GET ?chatId=<id>.');
         const session = new ChatSession(tollgate, options.agentId, chatId, caller);
         if (resume) return resumeResponse(await session.resume(), log);
@@ -145,7 +147,9 @@ async function postChat(
   const session = new ChatSession(tollgate, agentId, id, caller);
   const last = messages.at(-1) as UIMessage;
   const chunks =
-    last.role === 'user' ? await session.send(textOf(last)) : await session.answer(last);
+    last.role === 'user'
+      ? await session.send(textOf(last), idOf(last))
+      : await session.answer(last);
   return createUIMessageStreamResponse({ stream: readableOf(safely(chunks, log)) });
 }
 
@@ -167,6 +171,24 @@ function parsePost(text: string): z.infer<typeof postSchema> {
     );
   }
   return parsed.data;
+}
+
+function idOf(message: UIMessage): string {
+  const problem = idProblem(message.id, `The user message id ${shown(message.id)}`);
+  if (problem) throw new HttpError(400, 'BAD_REQUEST', problem, ['messages.id']);
+  return message.id;
+}
+
+function pathSegment(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new HttpError(
+      400,
+      'BAD_REQUEST',
+      `The chat id ${shown(text)} in the path is not valid URL encoding; percent-encode it.`,
+    );
+  }
 }
 
 function textOf(message: UIMessage): string {

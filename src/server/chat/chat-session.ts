@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { UIMessage, UIMessageChunk } from 'ai';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
@@ -13,11 +14,21 @@ import {
   type Scope,
   type ScopeAction,
 } from '../../common/scope.js';
-import { QUERIES, THREAD_MESSAGES, threadWorkflowId } from '../../common/wire.js';
+import { idProblem } from '../../common/limits.js';
+import { SA_KEYS } from '../../common/search-attribute-keys.js';
+import {
+  AGENT_RUN_WORKFLOW,
+  QUERIES,
+  THREAD_MESSAGES,
+  threadWorkflowId,
+} from '../../common/wire.js';
 import type { Tollgate } from '../../runtime.js';
-import { notIssued } from './approval-id.js';
+import { HttpError } from '../errors.js';
+import { notIssued, shown } from './approval-id.js';
 import { answersIn, type ChatAnswer } from './chat-answers.js';
 import { conversationOf, declinedIn, openRunOf, replayOf, withRunMessages } from './chat-runs.js';
+import { continuationOf } from './continuation.js';
+import { userMessageOf } from './message-ids.js';
 import { UiChunkTranslator } from './ui-chunks.js';
 import { uiMessagesOf } from './ui-history.js';
 
@@ -49,6 +60,8 @@ export class ChatSession {
     readonly chatId: string,
     private readonly caller: ChatCaller,
   ) {
+    const problem = idProblem(chatId, `The chat id ${shown(chatId)}`);
+    if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
     this.resource = caller.resource ?? caller.identity.id;
     this.agent = tollgate.getAgent(agentId, caller.scope ? { scope: caller.scope } : undefined);
   }
@@ -59,10 +72,15 @@ export class ChatSession {
     requireResource(this.caller.scope, this.resource);
   }
 
-  /** A user message: a new run on the chat's thread. */
-  async send(text: string): Promise<AsyncIterable<UIMessageChunk>> {
+  /**
+   * A user message (`messageId`: the id `useChat` gave it): a new run on the chat's thread,
+   * answered by an assistant message whose id is the run's, live and on every reload.
+   */
+  async send(text: string, messageId: string): Promise<AsyncIterable<UIMessageChunk>> {
     this.allow('start');
-    const stream = await this.agent.stream(text, {
+    const runId = randomUUID();
+    const stream = await this.agent.stream([userMessageOf(text, { messageId, replyId: runId })], {
+      runId,
       memory: { thread: this.chatId, resource: this.resource },
     });
     return uiChunks([sourceOf(stream)], { messageId: stream.runId });
@@ -83,13 +101,18 @@ export class ChatSession {
       );
     }
     for (const answer of answers) await this.check(answer);
-    const streams: AgentStream[] = [];
+    const byRun = new Map<string, AgentStream[]>();
     const declined = new Set<string>();
     for (const answer of answers) {
-      streams.push(await this.apply(answer));
+      const stream = await this.apply(answer);
+      byRun.set(stream.runId, [...(byRun.get(stream.runId) ?? []), stream]);
       if (answer.kind === 'decline') declined.add(answer.toolCallId);
     }
-    return uiChunks((await this.continuations(streams)).map(sourceOf), { declined });
+    const sources = [...byRun].map(([runId, decisions]) => ({
+      runId,
+      chunks: continuationOf(this.agent, decisions),
+    }));
+    return uiChunks(sources, { declined });
   }
 
   /**
@@ -108,16 +131,15 @@ export class ChatSession {
    */
   async resume(): Promise<AsyncIterable<UIMessageChunk> | undefined> {
     this.allow('read');
-    const { run, messages } = await this.history();
+    const { run, replyId: messageId } = await this.history();
     if (!run || run.calls.length > 0) return undefined;
-    const last = messages.at(-1);
-    const messageId = last?.role === 'assistant' ? last.id : `${this.chatId}-${messages.length}`;
     const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId) };
     return uiChunks([source], { messageId, declined: run.declined });
   }
 
   private async history(): Promise<{
     messages: UIMessage[];
+    replyId: string;
     run?: { runId: string; calls: PendingToolCall[]; declined: Set<string> };
   }> {
     const client = await this.tollgate.client();
@@ -127,7 +149,7 @@ export class ChatSession {
       threadId: this.chatId,
       resourceId: this.resource,
     });
-    if (runId === undefined) return { messages: uiMessagesOf(this.chatId, thread) };
+    if (runId === undefined) return uiMessagesOf(this.chatId, thread);
     const [conversation, calls, declined] = await Promise.all([
       conversationOf(client, runId),
       this.agent.pendingToolCalls(runId),
@@ -135,7 +157,7 @@ export class ChatSession {
     ]);
     const run = { runId, calls, declined };
     const all = withRunMessages(thread, conversation);
-    return { messages: uiMessagesOf(this.chatId, all, run), run };
+    return { ...uiMessagesOf(this.chatId, all, run), run };
   }
 
   private async threadMessages(client: Client): Promise<JsonValue[]> {
@@ -180,10 +202,20 @@ export class ChatSession {
     }
   }
 
-  /** Whether `runId` is a run of this chat's thread (read from the run's own `start` chunk). */
+  /**
+   * Whether `runId` is a run of this chat's thread: an agent run of this agent (so no other
+   * workflow is ever queried), whose own `start` chunk names the chat's thread and resource.
+   */
   private async ownsRun(runId: string): Promise<boolean> {
     const client = await this.tollgate.client();
     try {
+      const described = await client.workflow.getHandle(runId).describe();
+      if (
+        described.type !== AGENT_RUN_WORKFLOW ||
+        described.typedSearchAttributes.get(SA_KEYS.agentId) !== this.agentId
+      ) {
+        return false;
+      }
       const slice = await client.workflow
         .getHandle(runId)
         .query<ChunkSlice, [{ offset: number; limit: number }]>(QUERIES.chunks, {
@@ -216,25 +248,6 @@ export class ChatSession {
     }
     const { fingerprint } = answer;
     return this.agent.approveToolCall({ runId, toolCallId, fingerprint, decidedBy, ...reason });
-  }
-
-  /**
-   * What follows the decisions, once per run: a single decision's own stream, or for several
-   * decisions of one run the run read from the first decision on (so no chunk is missed).
-   */
-  private async continuations(streams: AgentStream[]): Promise<AgentStream[]> {
-    const byRun = new Map<string, AgentStream[]>();
-    for (const stream of streams)
-      byRun.set(stream.runId, [...(byRun.get(stream.runId) ?? []), stream]);
-    const out: AgentStream[] = [];
-    for (const [runId, list] of byRun) {
-      if (list.length === 1) out.push(list[0]!);
-      else {
-        const offset = Math.min(...list.map((s) => s.startOffset));
-        out.push(await this.agent.observe({ runId, offset }));
-      }
-    }
-    return out;
   }
 }
 

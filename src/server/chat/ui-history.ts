@@ -2,6 +2,7 @@ import type { UIMessage } from 'ai';
 import type { JsonValue } from '../../common/json.js';
 import type { PendingToolCall } from '../../common/run-types.js';
 import { approvalIdOf } from './approval-id.js';
+import { idsIn } from './message-ids.js';
 import { SUSPEND_DATA_PART, type SuspendPartData } from './ui-chunks.js';
 
 type Part = UIMessage['parts'][number];
@@ -22,19 +23,29 @@ interface ModelPart {
  * conversation): user text, assistant text and tool parts, one `step-start` per model step, tool
  * results as outputs. The open `run`'s declined calls show as denied; its waiting calls show as they wait: `approval-requested` with their
  * approval id, or a `data-tollgate-suspend` part for a call parked by `suspend()`.
- * Ids are `<chatId>-<n>`: the same conversation always gives the same ids.
+ * Ids are those the chat gave the messages live (see `message-ids.ts`): the user's own id, the
+ * run's id for its answer. A message a chat did not send, and its answer, get `<chatId>-<n>`.
+ * `replyId` is the id of the answer to the last user message, given or still to come.
  */
 export function uiMessagesOf(
   chatId: string,
   messages: JsonValue[],
   run?: { runId: string; calls: PendingToolCall[]; declined?: ReadonlySet<string> },
-): UIMessage[] {
+): { messages: UIMessage[]; replyId: string } {
   const out: UIMessage[] = [];
   const tools = new Map<string, ToolPart>();
+  const used = new Set<string>();
+  // A repeated id (a client that sent one twice) would key two messages alike: it falls back.
+  const idOf = (given: string | undefined) => {
+    const id = given !== undefined && !used.has(given) ? given : `${chatId}-${out.length}`;
+    used.add(id);
+    return id;
+  };
+  let replyId: string | undefined;
   const assistant = (): UIMessage => {
     const last = out.at(-1);
     if (last?.role === 'assistant') return last;
-    const message: UIMessage = { id: `${chatId}-${out.length}`, role: 'assistant', parts: [] };
+    const message: UIMessage = { id: idOf(replyId), role: 'assistant', parts: [] };
     out.push(message);
     return message;
   };
@@ -48,7 +59,9 @@ export function uiMessagesOf(
           : [];
     if (role === 'user') {
       const text = parts.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
-      out.push({ id: `${chatId}-${out.length}`, role: 'user', parts: [{ type: 'text', text }] });
+      const ids = idsIn(raw);
+      out.push({ id: idOf(ids.messageId), role: 'user', parts: [{ type: 'text', text }] });
+      replyId = ids.replyId;
     } else if (role === 'assistant') {
       const message = assistant();
       message.parts.push({ type: 'step-start' });
@@ -89,7 +102,9 @@ export function uiMessagesOf(
   for (const call of run?.calls ?? []) {
     markWaiting(tools.get(call.toolCallId), run!.runId, call, assistant());
   }
-  return out;
+  const last = out.at(-1);
+  const nextId = replyId !== undefined && !used.has(replyId) ? replyId : `${chatId}-${out.length}`;
+  return { messages: out, replyId: last?.role === 'assistant' ? last.id : nextId };
 }
 
 function markWaiting(
