@@ -1,3 +1,4 @@
+import type { ApprovalOverride } from './approval-rules.js';
 import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
 
@@ -15,7 +16,14 @@ export type ToolCallAuditEntry = {
   /** The tool's `id`, when it differs from `toolName` (its key). */
   toolId?: string;
 } & (
-  | { type: 'gate'; gated: boolean; source: string; note?: string }
+  | {
+      type: 'gate';
+      gated: boolean;
+      source: string;
+      note?: string;
+      /** The run's request replaced the agent's approval rules (`approvalOverride`). */
+      override?: ApprovalOverride;
+    }
   | {
       type: 'request';
       kind: 'approval' | 'suspension';

@@ -1,6 +1,6 @@
 import type { ChannelManifest } from './channel-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
-import type { ApprovalRules } from './approval-rules.js';
+import type { ApprovalOverride, ApprovalRules } from './approval-rules.js';
 import type { CompactionManifest, ConversationRef } from './compaction-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
@@ -116,6 +116,18 @@ export interface RunInput {
   parent?: DelegationParent;
   /** The request's approval governance (its JSON-safe part). */
   approvalRules?: ApprovalRules;
+  /**
+   * Who requested the run: over HTTP, the token's identity. Four-eyes (`separateRequester`)
+   * compares deciders with it; absent, with `requestContext.requester`.
+   */
+  requester?: string;
+  /** Set when the request's rules replace the agent's, as its caller was allowed to. */
+  approvalOverride?: ApprovalOverride;
+  /**
+   * Set by the run itself when it starts under `REQUEST_TIGHTENS_PATCH`: the request's rules only
+   * tighten the agent's (unless `approvalOverride`). Runs started before replace field by field.
+   */
+  requestTightens?: boolean;
   /** Set on every execution after the first: what the run carried over (continue-as-new). */
   continued?: ContinuedRun;
 }
@@ -164,6 +176,8 @@ export interface PendingToolCall extends ToolCallRef {
   expiresAt?: string;
   /** Who may decide, when restricted: ids or `role:<name>`. */
   approvers?: string[];
+  /** Set when the request narrowed `approvers`: a decider must also be one of these. */
+  alsoApprovers?: string[];
   /** Distinct approvals needed, when more than one. */
   quorum?: number;
   /** Approvals so far, for a quorum. */

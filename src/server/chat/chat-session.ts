@@ -50,7 +50,10 @@ export class ChatSession {
     private readonly caller: ChatCaller,
   ) {
     this.resource = caller.resource ?? caller.identity.id;
-    this.agent = tollgate.getAgent(agentId, caller.scope ? { scope: caller.scope } : undefined);
+    this.agent = tollgate.getAgent(agentId, {
+      ...(caller.scope ? { scope: caller.scope } : {}),
+      identity: caller.identity,
+    });
   }
 
   private allow(action: ScopeAction): void {
