@@ -274,10 +274,10 @@ describe('governance (SPEC §10)', () => {
   });
 
   it('runs hooks after the gate: beforeToolCall can skip the execution with its own output', async () => {
-    const output = await a().generate('lookup blocked', { requireToolApproval: false });
+    const output = await a().generate('lookup blocked');
     expect(output.text).toBe('Got: "blocked by hook"');
     expect(seenByAfterHook).toContain('blocked by hook');
-    const normal = await a().generate('lookup fine', { requireToolApproval: false });
+    const normal = await a().generate('lookup fine');
     expect(normal.text).toBe('Got: {"found":"fine"}');
   });
 
