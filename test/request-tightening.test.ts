@@ -5,23 +5,14 @@ import { Agent, createTool, Tollgate } from '../src/index.js';
 import type { ScopeAction } from '../src/common/scope.js';
 import { TollgateClient } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import {
+  callNamed,
   eventually,
   gatedRecordingTool,
-  lastToolOutputs,
-  outputsText,
   uniqueId,
   uniqueQueue,
 } from './support/harness.js';
-
-/** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
-const callNamed: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Got: ${outputsText(outputs)}` };
-  const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content)) ?? [];
-  return { toolCalls: [{ toolName: tool!, args: { id: id! } }] };
-};
 
 const AGENT = 'tight-ops';
 
