@@ -1,6 +1,7 @@
 /** The options of `new Tollgate()` and `Tollgate.getAgent()`. */
 import type { ThreadSettings } from './activities/memory.js';
 import type { ChannelsOptions } from './channels/channel-options.js';
+import type { DecidedBy } from './common/run-types.js';
 import type { Scope } from './common/scope.js';
 import type { Agent, ToolApprovalPolicy } from './definitions/agent.js';
 import type { LiveDeltaOptions } from './live/live-options.js';
@@ -54,4 +55,10 @@ export interface TollgateOptions {
 export interface GetAgentOptions {
   /** Limits of the caller the handle acts for; without it, the handle may do everything. */
   scope?: Scope;
+  /**
+   * Who the handle acts for (the server passes the token's identity): runs it starts record this
+   * id as their requester, whom `separateRequester` keeps from approving. A different
+   * `requestContext.requester` is then refused (`FORBIDDEN`) unless the scope has `admin`.
+   */
+  identity?: DecidedBy;
 }

@@ -223,6 +223,7 @@ export class Tollgate {
         workers: this.workers,
       },
       scope,
+      options?.identity,
     );
   }
 

@@ -7,24 +7,14 @@ import {
   type ApprovalPolicy,
   type ReminderInfo,
 } from '../src/index.js';
-import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import {
+  callNamed,
   chunksOf,
   eventually,
   gatedRecordingTool,
   uniqueQueue,
-  lastToolOutputs,
-  outputsText,
 } from './support/harness.js';
-
-/** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
-const callNamed: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Got: ${outputsText(outputs)}` };
-  const last = prompt.at(-1);
-  const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(JSON.stringify(last?.content)) ?? [];
-  return { toolCalls: [{ toolName: tool!, args: { id: id! } }] };
-};
 
 describe('governance (SPEC §10)', () => {
   const executed: Array<{ tool: string; id: string }> = [];
@@ -274,10 +264,10 @@ describe('governance (SPEC §10)', () => {
   });
 
   it('runs hooks after the gate: beforeToolCall can skip the execution with its own output', async () => {
-    const output = await a().generate('lookup blocked', { requireToolApproval: false });
+    const output = await a().generate('lookup blocked');
     expect(output.text).toBe('Got: "blocked by hook"');
     expect(seenByAfterHook).toContain('blocked by hook');
-    const normal = await a().generate('lookup fine', { requireToolApproval: false });
+    const normal = await a().generate('lookup fine');
     expect(normal.text).toBe('Got: {"found":"fine"}');
   });
 

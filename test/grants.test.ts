@@ -2,23 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, Tollgate, type ApprovalPolicy } from '../src/index.js';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { grantsRegistryId } from '../src/common/wire.js';
-import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { scriptedModel } from '../src/testing/index.js';
 import {
+  callNamed,
   gatedRecordingTool,
   publishWithoutWorker,
-  lastToolOutputs,
-  outputsText,
   uniqueId,
   uniqueQueue,
 } from './support/harness.js';
-
-/** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
-const callNamed: TurnPicker = (prompt) => {
-  const outputs = lastToolOutputs(prompt);
-  if (outputs) return { text: `Got: ${outputsText(outputs)}` };
-  const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content)) ?? [];
-  return { toolCalls: [{ toolName: tool!, args: { id: id! } }] };
-};
 
 describe('grants: standing approvals kept in Temporal (docs/grants.md)', () => {
   const executed: Array<{ tool: string; id: string }> = [];

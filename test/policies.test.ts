@@ -82,14 +82,20 @@ describe('approval rules (SPEC §5)', () => {
     expect(predicateNo.executions).toHaveLength(1);
   });
 
-  it('lets a tool predicate gate when the request says false', async () => {
-    const output = await run('use predicate-yes', { requireToolApproval: false });
+  it('lets a tool predicate gate when an overriding request says false', async () => {
+    const output = await run('use predicate-yes', {
+      requireToolApproval: false,
+      approvalOverride: true,
+    });
     expect(output.finishReason).toBe('suspended');
     expect(predicateYes.executions).toHaveLength(0);
   });
 
   it('gates the call when a tool predicate throws (fail-safe)', async () => {
-    const output = await run('use predicate-throws', { requireToolApproval: false });
+    const output = await run('use predicate-throws', {
+      requireToolApproval: false,
+      approvalOverride: true,
+    });
     expect(output.finishReason).toBe('suspended');
     expect(predicateThrows.executions).toHaveLength(0);
   });
@@ -115,10 +121,10 @@ describe('approval rules (SPEC §5)', () => {
     const dev = await run('use plain', { requestContext: { env: 'dev' } }, 'default-policy-agent');
     expect(dev.finishReason).toBe('stop');
     expect(byDefault.executions).toHaveLength(1);
-    // A request's boolean wins over the agent's default.
+    // An overriding request's boolean (the agent owner's own code may) wins over the default.
     const forced = await run(
       'use plain',
-      { requestContext: { env: 'prod' }, requireToolApproval: false },
+      { requestContext: { env: 'prod' }, requireToolApproval: false, approvalOverride: true },
       'default-policy-agent',
     );
     expect(forced.finishReason).toBe('stop');

@@ -155,7 +155,10 @@ describe('tools are named by their key in tools (SPEC §1 "Tool names")', () => 
     expect(byName.finishReason).toBe('suspended');
     expect(namedSaw).toEqual(['deleteRecord']);
 
-    const byPredicate = await client.generate('use archive', { requireToolApproval: false });
+    const byPredicate = await client.generate('use archive', {
+      requireToolApproval: false,
+      approvalOverride: true,
+    });
     expect(byPredicate.finishReason).toBe('suspended');
     expect(predicateSaw).toEqual(['archive']);
     expect(byPredicate.suspendPayload).toMatchObject({

@@ -1,6 +1,18 @@
 import { TollgateError } from './errors.js';
 import { idProblem } from './limits.js';
 
+/**
+ * A request whose approval fields replace the agent's instead of only tightening them (run
+ * option `approvalOverride`): which fields, and who asked. Recorded in the run's input and on
+ * every gate entry of its audit trail.
+ */
+export interface ApprovalOverride {
+  /** The request's fields, as named in the run options (`requireToolApproval`, `approval.quorum`). */
+  fields: string[];
+  /** The identity of the caller that asked, when the handle knew it (the HTTP token's). */
+  by?: string;
+}
+
 /** What to do when an approval deadline passes. The call is recorded as `expired` either way. */
 export type OnTimeout = 'decline' | 'approve' | 'fail';
 
@@ -15,6 +27,11 @@ export interface ApprovalRules {
   remindSource?: 'tool' | 'agent';
   /** Who may decide: ids, or `role:<name>`. */
   approvers?: string[];
+  /**
+   * Set when a request narrowed the approvers of a tool or agent that has its own: a decider must
+   * be one of `approvers` and also one of these.
+   */
+  alsoApprovers?: string[];
   /** Distinct approvals needed. Default 1. */
   quorum?: number;
   /** The run's requester (`requestContext.requester`) may not approve its own call. */
@@ -60,6 +77,53 @@ export function mergeRules(...layers: Array<ApprovalRules | undefined>): Approva
     if (layer) Object.assign(merged, definedOnly(layer));
   }
   return merged;
+}
+
+/**
+ * A request's rules laid over the tool's and agent's (`base`) so that they only tighten them
+ * (issue 24): approvers narrow (a decider must satisfy both lists), the larger quorum and the
+ * earlier deadline win, `separateRequester` can only be turned on. A request's deadline never
+ * approves: when it comes first it declines, unless the request asked for `'fail'`. Loosening is
+ * `mergeRules` with the request first, for an override the caller was allowed (`looseningsOf`).
+ */
+export function tightenRules(
+  base: ApprovalRules,
+  request: ApprovalRules | undefined,
+): ApprovalRules {
+  if (!request) return base;
+  const rules = { ...base };
+  if (request.approvers) {
+    if (base.approvers) rules.alsoApprovers = request.approvers;
+    else rules.approvers = request.approvers;
+  }
+  if (request.quorum !== undefined) rules.quorum = Math.max(base.quorum ?? 1, request.quorum);
+  if (request.separateRequester) rules.separateRequester = true;
+  const onTimeout = request.onTimeout === 'approve' ? undefined : request.onTimeout;
+  const requestExpiresFirst =
+    request.timeoutMs !== undefined &&
+    (base.timeoutMs === undefined || request.timeoutMs < base.timeoutMs);
+  if (requestExpiresFirst) {
+    rules.timeoutMs = request.timeoutMs;
+    rules.onTimeout = onTimeout ?? (base.onTimeout === 'approve' ? 'decline' : base.onTimeout);
+  } else if (onTimeout !== undefined) {
+    rules.onTimeout = onTimeout;
+  }
+  return definedOnly(rules);
+}
+
+/**
+ * The request fields that can only loosen an agent's gates, named as in the run options: no gate
+ * at all, a deadline that approves, four-eyes turned off.
+ */
+export function looseningsOf(
+  requireToolApproval: unknown,
+  approval: { onTimeout?: string; separateRequester?: boolean } | undefined,
+): string[] {
+  return [
+    ...(requireToolApproval === false ? ['requireToolApproval'] : []),
+    ...(approval?.onTimeout === 'approve' ? ['approval.onTimeout'] : []),
+    ...(approval?.separateRequester === false ? ['approval.separateRequester'] : []),
+  ];
 }
 
 function definedOnly(rules: ApprovalRules): ApprovalRules {

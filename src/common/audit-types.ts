@@ -1,3 +1,4 @@
+import type { ApprovalOverride } from './approval-rules.js';
 import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
 
@@ -24,6 +25,8 @@ export type ToolCallAuditEntry = {
       grantable?: boolean;
       /** The tool definition the gate saw (an MCP tool's fingerprint); the approval binds to it. */
       definition?: string;
+      /** The run's request replaced the agent's approval rules (`approvalOverride`). */
+      override?: ApprovalOverride;
     }
   | {
       type: 'request';

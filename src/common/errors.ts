@@ -14,6 +14,8 @@ export const TOLLGATE_ERROR_CODES = [
   'APPROVER_REQUIRED',
   'DUPLICATE_APPROVER',
   'REQUESTER_CANNOT_APPROVE',
+  // A request that would loosen the agent's gates, from a caller that may not (issue 24).
+  'APPROVAL_LOOSENING_FORBIDDEN',
   'TOOL_CALL_NOT_PENDING',
   'TOOL_CALL_ALREADY_DECIDED',
   'FINGERPRINT_MISMATCH',

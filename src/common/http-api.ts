@@ -4,7 +4,7 @@
  * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
  */
 import type { AgentListing } from './directory-types.js';
-import type { JsonObject, JsonValue } from './json.js';
+import type { JsonValue } from './json.js';
 import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
 import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
@@ -94,32 +94,7 @@ export interface GrantResponse {
  */
 export const HEALTH_ROUTE = '/health';
 
-/** Run options that can travel over HTTP (functions cannot). */
-export interface HttpRunOptions {
-  /** `true`/`false`, or the name of a policy registered on the workers. */
-  requireToolApproval?: boolean | string;
-  /** Deadline, approvers and quorum for the run's gated calls (SPEC §10). */
-  approval?: HttpApprovalPolicy;
-  maxSteps?: number;
-  requestContext?: JsonObject;
-  memory?: { thread: string; resource: string };
-  runId?: string;
-}
-
-export interface HttpApprovalPolicy {
-  /** ms, or a duration like `'3 days'`. */
-  timeout?: string | number;
-  onTimeout?: 'decline' | 'approve' | 'fail';
-  approvers?: string[];
-  quorum?: number;
-  separateRequester?: boolean;
-}
-
-export interface StreamBody {
-  /** A prompt, or AI SDK model messages. */
-  messages: string | JsonValue[];
-  options?: HttpRunOptions;
-}
+export type { HttpApprovalPolicy, HttpRunOptions, StreamBody } from './http-run-options.js';
 
 /** `decidedBy` never comes from the body: the server takes it from the caller's token. */
 export interface ApproveBody {
@@ -260,6 +235,7 @@ const FORBIDDEN_CODES: readonly string[] = [
   'NOT_AN_APPROVER',
   'REQUESTER_CANNOT_APPROVE',
   'APPROVER_REQUIRED',
+  'APPROVAL_LOOSENING_FORBIDDEN',
 ];
 
 /**

@@ -40,7 +40,10 @@ export function registerAgentRoutes(
   const path = (route: AgentRouteName) => `${API_PREFIX}/agents/:agentId${AGENT_ROUTES[route]}`;
   // The handle holds every call to the token's scope (403 FORBIDDEN, or 404 for runs it may not see).
   const agentOf = (c: AgentContext): AgentClient =>
-    tollgate.getAgent(c.req.param('agentId')!, { scope: c.get('scope') });
+    tollgate.getAgent(c.req.param('agentId')!, {
+      scope: c.get('scope'),
+      identity: c.get('identity'),
+    });
   const decidedBy = (c: AgentContext) => c.get('identity');
 
   app.post(path('stream'), async (c) => {

@@ -43,6 +43,7 @@ export const streamBody: z.ZodType<StreamBody> = z.object({
           separateRequester: z.boolean().optional(),
         })
         .optional(),
+      approvalOverride: z.boolean().optional(),
       maxSteps: z.number().int().min(1).optional(),
       requestContext: jsonObject.optional(),
       memory: z.object({ thread: id, resource: id }).optional(),

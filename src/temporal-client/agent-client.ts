@@ -4,6 +4,7 @@ import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
   AuditEntry,
+  DecidedBy,
   DecisionKind,
   PendingToolCall,
 } from '../common/run-types.js';
@@ -52,8 +53,9 @@ export class AgentClient {
     readonly agentId: string,
     private readonly context: AgentClientContext,
     scope?: Scope,
+    identity?: DecidedBy,
   ) {
-    this.guard = new ScopeGuard(agentId, scope);
+    this.guard = new ScopeGuard(agentId, scope, identity);
   }
 
   /**
@@ -67,12 +69,13 @@ export class AgentClient {
     const initial = checkRunInput(messages, opts);
     this.guard.request('start');
     this.guard.resource(opts.memory?.resource);
+    const rights = this.guard.startRights(opts);
     await this.context.requireAgent(this.agentId);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
-    const { runId, live } = await startRun(this.context, this.agentId, client, initial, opts);
-    return this.follow(client, runId, 0, live);
+    const started = await startRun(this.context, this.agentId, client, initial, opts, rights);
+    return this.follow(client, started.runId, 0, started.live);
   }
 
   /** Starts a run and waits until it finishes or waits for a decision. */

@@ -13,8 +13,21 @@ export interface RunOptions {
    * process), or name a policy registered on the workers; default: the agent's.
    */
   requireToolApproval?: boolean | ToolApprovalPolicy | string;
-  /** Deadline, approvers and quorum for this run's gated calls (reminders live on tools and agents). */
+  /**
+   * Deadline, approvers and quorum for this run's gated calls (reminders live on tools and
+   * agents). They only tighten the tool's and agent's rules: approvers narrow (a decider must be
+   * in both lists), the larger quorum and the earlier deadline win (which declines, never
+   * approves). `requireToolApproval` adds gates to the agent's default (docs/governance.md).
+   */
   approval?: Omit<ApprovalPolicy, 'remind'>;
+  /**
+   * `true`: this request's `requireToolApproval` and `approval` replace the agent's field by
+   * field, so they may loosen its gates (`false`, `onTimeout: 'approve'`, other approvers).
+   * Needs a handle without a scope or with `admin` (over HTTP, an `admin` token), else
+   * `APPROVAL_LOOSENING_FORBIDDEN`; recorded in the run's input and on every gate of its audit
+   * trail. Default `false`. Tools' own `requireApproval: true` gates either way.
+   */
+  approvalOverride?: boolean;
   /** Model steps before the run stops; default: the agent's (10). */
   maxSteps?: number;
   /** JSON data handed to tools and policies as `requestContext`. */
@@ -92,6 +105,8 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
   }
   if (typeof policy === 'string' && policy.trim() === '')
     throw invalid('requireToolApproval names no policy.');
+  if (opts.approvalOverride !== undefined && typeof opts.approvalOverride !== 'boolean')
+    throw invalid(`approvalOverride must be true or false, not ${typeof opts.approvalOverride}.`);
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     throw invalid(`maxSteps must be a whole number of at least 1, not ${String(maxSteps)}.`);
   }

@@ -8,7 +8,10 @@ import {
   type Scope,
   type ScopeAction,
 } from '../common/scope.js';
+import type { DecidedBy, RunInput } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
+import { requestRights } from './request-rights.js';
+import type { RunOptions } from './run-options.js';
 
 /** How many levels of sub-agents are walked up to find the run at the top. */
 const MAX_DEPTH = 16;
@@ -22,7 +25,14 @@ export class ScopeGuard {
   constructor(
     readonly agentId: string,
     readonly scope: Scope | undefined,
+    /** Who the handle acts for (the HTTP token's identity): the requester of runs it starts. */
+    readonly identity?: DecidedBy,
   ) {}
+
+  /** What a run's request may do to the agent's gates, and its requester (`requestRights`). */
+  startRights(opts: RunOptions): Pick<RunInput, 'requester' | 'approvalOverride'> {
+    return requestRights(opts, this);
+  }
 
   /** Refuses `action` on this agent unless the scope allows both. */
   request(action: ScopeAction): void {

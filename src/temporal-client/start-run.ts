@@ -13,7 +13,8 @@ import { LiveSubscription } from './live-subscription.js';
 
 /**
  * Starts a new run of `agentId` with the checked `initial` messages, subscribed to its live
- * chunks from the start. A taken `runId` is `INVALID_OPTIONS`.
+ * chunks from the start. A taken `runId` is `INVALID_OPTIONS`. `rights`: what `requestRights`
+ * allowed the request.
  */
 export async function startRun(
   context: AgentClientContext,
@@ -21,6 +22,7 @@ export async function startRun(
   client: Client,
   initial: JsonValue[],
   opts: RunOptions,
+  rights: Pick<RunInput, 'requester' | 'approvalOverride'>,
 ): Promise<{ runId: string; live: LiveSubscription }> {
   const runId = opts.runId ?? randomUUID();
   const input: RunInput = {
@@ -31,6 +33,7 @@ export async function startRun(
     ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
+    ...rights,
   };
   const live = new LiveSubscription(context.bus, runId);
   try {

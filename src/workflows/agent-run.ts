@@ -40,6 +40,7 @@ import { RunState } from './run-state.js';
 import { asRunFailure } from './run-failure.js';
 import { runToolCalls } from './tool-calls.js';
 import { DECLINE_ENDS_STRETCH_PATCH, failureMessage } from './tool-results.js';
+import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { namingOf, withToolIds } from './tool-naming.js';
 import type { ToolRunContext } from './tool-run-context.js';
@@ -48,7 +49,8 @@ import type { ToolRunContext } from './tool-run-context.js';
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
  * model stops or `maxSteps`. The history is the run's only snapshot.
  */
-export async function agentRun(input: RunInput): Promise<RunResult> {
+export async function agentRun(started: RunInput): Promise<RunResult> {
+  const input = withRequestRules(started);
   const state = new RunState(workflowInfo().workflowId, input.agentId);
   installHandlers(state);
   reportToParent(state, input);
@@ -132,6 +134,8 @@ async function runSteps(
     manifest,
     policy: input.requestPolicy,
     requestContext: input.requestContext,
+    onlyTightens: requestOnlyTightens(input),
+    ...(input.approvalOverride ? { override: input.approvalOverride } : {}),
   };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.

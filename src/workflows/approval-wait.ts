@@ -1,10 +1,11 @@
 import { condition, log } from '@temporalio/workflow';
-import { mergeRules, type ApprovalRules, type OnTimeout } from '../common/approval-rules.js';
+import type { ApprovalRules, OnTimeout } from '../common/approval-rules.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
 import { auditRef } from './audit-log.js';
 import { channelNotices } from './channel-notices.js';
+import { requesterOf, rulesOfCall } from './request-rules.js';
 import { namingOf } from './tool-naming.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
@@ -13,8 +14,7 @@ export type ApprovalOutcome =
 
 /**
  * Waits for a gated call's decision under its approval rules (SPEC §10): a durable timer for the
- * deadline and one for each reminder; no polling. The most specific rules win: the tool's, then
- * the request's, then the agent's.
+ * deadline and one for each reminder; no polling.
  */
 export async function awaitApproval(
   context: ToolRunContext,
@@ -32,6 +32,7 @@ export async function awaitApproval(
     terms: {
       ...(expiresAt !== undefined ? { expiresAt } : {}),
       ...(rules.approvers ? { approvers: rules.approvers } : {}),
+      ...(rules.alsoApprovers ? { alsoApprovers: rules.alsoApprovers } : {}),
       ...(rules.quorum !== undefined ? { quorum: rules.quorum } : {}),
       ...(requester !== undefined ? { requester } : {}),
       ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
@@ -72,16 +73,16 @@ export async function awaitApproval(
 }
 
 /**
- * The approval rules of a call of `tool` (the tool's, then the request's, then the agent's), and
- * the requester who may not approve it, when its rules separate them.
+ * The approval rules of a call of `tool` (`rulesOfCall`), and the requester who may not approve
+ * it, when its rules separate them.
  */
 export function approvalRulesOf(
   context: ToolRunContext,
   tool: ToolManifest,
 ): { rules: ApprovalRules; requester?: string } {
   const { input, manifest } = context;
-  const rules = mergeRules(tool.rules, input.approvalRules, manifest.rules);
-  const requester = input.requestContext.requester;
+  const rules = rulesOfCall(input, tool, manifest.rules);
+  const requester = requesterOf(input);
   return rules.separateRequester && typeof requester === 'string'
     ? { rules, requester }
     : { rules };

@@ -57,6 +57,10 @@ export async function runDelegation(
     messages: [{ role: 'user', content: message }],
     requestPolicy: input.requestPolicy,
     requestContext: input.requestContext,
+    // The request's rules, its requester and its override hold all the way down the tree.
+    ...(input.approvalRules ? { approvalRules: input.approvalRules } : {}),
+    ...(input.requester !== undefined ? { requester: input.requester } : {}),
+    ...(input.approvalOverride ? { approvalOverride: input.approvalOverride } : {}),
     parent: {
       runId: state.runId,
       toolCallId: call.toolCallId,

@@ -1,5 +1,6 @@
 import { log } from '@temporalio/workflow';
 import { refOf, type ToolCallRef } from '../common/chunks.js';
+import type { ApprovalOverride } from '../common/approval-rules.js';
 import type { JsonObject } from '../common/json.js';
 import type {
   AgentManifest,
@@ -18,6 +19,10 @@ export interface GateContext {
   manifest: AgentManifest;
   policy: RequestPolicy;
   requestContext: JsonObject;
+  /** The request's policy only adds gates to the agent's default (`requestOnlyTightens`). */
+  onlyTightens: boolean;
+  /** The request replaces the agent's default and rules, as its caller was allowed to. */
+  override?: ApprovalOverride;
 }
 
 /** Whether a call waits for approval, and which rule said so (for the audit trail). */
@@ -29,6 +34,7 @@ export interface GateOutcome {
   grantable?: boolean;
   /** What the call will run, as the gate saw it: its approval binds to it. */
   definition?: string;
+  override?: ApprovalOverride;
 }
 
 /**
@@ -66,17 +72,45 @@ export async function decideGates(
   }
   if (byPolicy.length > 0) {
     evaluations.push(
-      record(outcomes, byPolicy, policy.source, () => evaluatePolicy(context, byPolicy)),
+      record(outcomes, byPolicy, policy.source, () => evaluatePolicy(context, policy, byPolicy)),
     );
   }
   await Promise.all(evaluations);
+  const override = context.override;
+  if (override) for (const outcome of outcomes.values()) outcome.override = override;
   return outcomes;
 }
 
-type Effective = { kind: 'always' | 'never' | 'evaluate'; source: string };
+/** `orAgent`: the agent's default policy function is asked too; either gating gates the call. */
+type Effective = { kind: 'always' | 'never' | 'evaluate'; source: string; orAgent?: boolean };
+
+/**
+ * The request's rule combined with the agent's default: a request that may only tighten adds
+ * gates (a call is gated when either says so); an override, or a run started before the
+ * `REQUEST_TIGHTENS_PATCH`, replaces the default when it sets a rule.
+ */
+function effectivePolicy(context: GateContext): Effective {
+  const requested = requestedPolicy(context);
+  if (!context.onlyTightens || context.policy.kind === 'agent-default') return requested;
+  const fallback = context.manifest.defaultPolicy;
+  if (requested.kind === 'always' || fallback === 'always')
+    return { kind: 'always', source: requested.kind === 'always' ? 'request' : 'agent' };
+  // A request without the right to loosen cannot take the agent's gates away.
+  if (requested.kind === 'never') return agentDefault(context);
+  return fallback === 'function'
+    ? { ...requested, source: `${requested.source}+agent-function`, orAgent: true }
+    : requested;
+}
+
+function agentDefault(context: GateContext): Effective {
+  const fallback = context.manifest.defaultPolicy;
+  return fallback === 'function'
+    ? { kind: 'evaluate', source: 'agent-function' }
+    : { kind: fallback, source: 'agent' };
+}
 
 /** The request's rule, or the agent's default when the request sets none. */
-function effectivePolicy(context: GateContext): Effective {
+function requestedPolicy(context: GateContext): Effective {
   const policy = context.policy;
   switch (policy.kind) {
     case 'always':
@@ -86,16 +120,28 @@ function effectivePolicy(context: GateContext): Effective {
       return { kind: 'evaluate', source: 'request-function' };
     case 'named':
       return { kind: 'evaluate', source: `named:${policy.name}` };
-    case 'agent-default': {
-      const fallback = context.manifest.defaultPolicy;
-      return fallback === 'function'
-        ? { kind: 'evaluate', source: 'agent-function' }
-        : { kind: fallback, source: 'agent' };
-    }
+    case 'agent-default':
+      return agentDefault(context);
   }
 }
 
-function evaluatePolicy(context: GateContext, calls: ToolCallRef[]): Promise<GateVerdict[]> {
+async function evaluatePolicy(
+  context: GateContext,
+  policy: Effective,
+  calls: ToolCallRef[],
+): Promise<GateVerdict[]> {
+  if (!policy.orAgent) return evaluateRequested(context, calls);
+  const [requested, agent] = await Promise.all([
+    evaluateRequested(context, calls),
+    evaluateToolPolicies(input(context, 'agent', calls)),
+  ]);
+  return requested.map((verdict) => {
+    const other = agent.find((v) => v.toolCallId === verdict.toolCallId);
+    return verdict.gated || !other ? verdict : other;
+  });
+}
+
+function evaluateRequested(context: GateContext, calls: ToolCallRef[]): Promise<GateVerdict[]> {
   const policy = context.policy;
   if (policy.kind === 'function')
     return evaluateRequestPolicy(policy.taskQueue, input(context, 'request', calls));

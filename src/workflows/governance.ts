@@ -7,7 +7,14 @@ import type { WaitingCall } from './waiting-call.js';
 /** What the rules read of a waiting call. */
 export type GovernedCall = Pick<
   WaitingCall,
-  'toolCallId' | 'toolName' | 'approvers' | 'quorum' | 'approvals' | 'requester' | 'inputSchema'
+  | 'toolCallId'
+  | 'toolName'
+  | 'approvers'
+  | 'alsoApprovers'
+  | 'quorum'
+  | 'approvals'
+  | 'requester'
+  | 'inputSchema'
 >;
 
 export interface Refusal {
@@ -28,6 +35,7 @@ export function checkGovernance(
   const who = `tool call ${call.toolCallId} (${call.toolName})`;
   const needsIdentity =
     call.approvers !== undefined ||
+    call.alsoApprovers !== undefined ||
     call.quorum !== undefined ||
     (kind === 'approve' && call.requester !== undefined);
   if (needsIdentity && !decidedBy) {
@@ -40,6 +48,12 @@ export function checkGovernance(
     return {
       code: 'NOT_AN_APPROVER',
       message: `${decidedBy.id} may not decide ${who}: it is not one of the call's approvers.`,
+    };
+  }
+  if (call.alsoApprovers && decidedBy && !isApprover(call.alsoApprovers, decidedBy)) {
+    return {
+      code: 'NOT_AN_APPROVER',
+      message: `${decidedBy.id} may not decide ${who}: it is not one of the approvers its request added.`,
     };
   }
   if (kind !== 'approve') return undefined;

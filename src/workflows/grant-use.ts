@@ -80,6 +80,7 @@ function standsIn(
   const governed = {
     ...auditRef(call),
     ...(rules.approvers ? { approvers: rules.approvers } : {}),
+    ...(rules.alsoApprovers ? { alsoApprovers: rules.alsoApprovers } : {}),
     ...(requester !== undefined ? { requester } : {}),
   };
   const decidedBy = grant.grantedBy;

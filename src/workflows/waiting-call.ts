@@ -24,6 +24,7 @@ export interface WaitingCall extends PendingToolCall {
 export interface WaitTerms {
   expiresAt?: number;
   approvers?: string[];
+  alsoApprovers?: string[];
   quorum?: number;
   requester?: string;
   inputSchema?: string;
@@ -68,6 +69,7 @@ export function waitingCall(
       ? { expiresAt: new Date(terms.expiresAt).toISOString() }
       : {}),
     ...(terms.approvers ? { approvers: terms.approvers } : {}),
+    ...(terms.alsoApprovers ? { alsoApprovers: terms.alsoApprovers } : {}),
     ...(terms.quorum !== undefined && terms.quorum > 1
       ? { quorum: terms.quorum, approvals: [] }
       : {}),

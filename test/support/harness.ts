@@ -128,6 +128,14 @@ export const deleteByPrompt: TurnPicker = (prompt) => {
   return { text: 'Hello there.' };
 };
 
+/** "<tool> <id>" in the prompt calls that tool with { id }; then the model reports what it got. */
+export const callNamed: TurnPicker = (prompt) => {
+  const outputs = lastToolOutputs(prompt);
+  if (outputs) return { text: `Got: ${outputsText(outputs)}` };
+  const [, tool, id] = /([a-z-]+) ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content)) ?? [];
+  return { toolCalls: [{ toolName: tool!, args: { id: id! } }] };
+};
+
 /**
  * A gated tool `id` (input `{ id }`, answering `{ done: id }`) that records each execution in
  * `executed`, with the approval policy `approval` if given.

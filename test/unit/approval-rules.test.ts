@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkRules, mergeRules, parseDuration } from '../../src/common/approval-rules.js';
+import {
+  checkRules,
+  looseningsOf,
+  mergeRules,
+  parseDuration,
+  tightenRules,
+} from '../../src/common/approval-rules.js';
 import { isTollgateError } from '../../src/common/errors.js';
 
 describe('approval rule merging and checks (pure, no server)', () => {
@@ -13,6 +19,49 @@ describe('approval rule merging and checks (pure, no server)', () => {
       approvers: ['bob'],
       quorum: 2,
     });
+  });
+
+  it('lets a request only tighten: approvers narrow, larger quorum, earlier deadline, four-eyes on', () => {
+    const base = {
+      approvers: ['role:ops'],
+      quorum: 2,
+      timeoutMs: 5000,
+      onTimeout: 'approve' as const,
+    };
+    expect(
+      tightenRules(base, {
+        approvers: ['bob'],
+        quorum: 1,
+        timeoutMs: 1000,
+        onTimeout: 'approve',
+        separateRequester: false,
+      }),
+    ).toEqual({
+      approvers: ['role:ops'],
+      alsoApprovers: ['bob'],
+      quorum: 2,
+      // The request's deadline comes first and never approves.
+      timeoutMs: 1000,
+      onTimeout: 'decline',
+    });
+    expect(
+      tightenRules(base, { timeoutMs: 9000, separateRequester: true, onTimeout: 'fail' }),
+    ).toEqual({ ...base, onTimeout: 'fail', separateRequester: true });
+    expect(tightenRules({}, { approvers: ['bob'], quorum: 3 })).toEqual({
+      approvers: ['bob'],
+      quorum: 3,
+    });
+    expect(tightenRules(base, undefined)).toBe(base);
+  });
+
+  it('names the request fields that can only loosen', () => {
+    expect(looseningsOf(false, { onTimeout: 'approve', separateRequester: false })).toEqual([
+      'requireToolApproval',
+      'approval.onTimeout',
+      'approval.separateRequester',
+    ]);
+    expect(looseningsOf(true, { onTimeout: 'decline', separateRequester: true })).toEqual([]);
+    expect(looseningsOf('named', undefined)).toEqual([]);
   });
 
   it('skips absent layers and leaves the inputs unchanged', () => {

@@ -63,7 +63,10 @@ export class ChatSession {
     const problem = idProblem(chatId, `The chat id ${shown(chatId)}`);
     if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
     this.resource = caller.resource ?? caller.identity.id;
-    this.agent = tollgate.getAgent(agentId, caller.scope ? { scope: caller.scope } : undefined);
+    this.agent = tollgate.getAgent(agentId, {
+      ...(caller.scope ? { scope: caller.scope } : {}),
+      identity: caller.identity,
+    });
   }
 
   private allow(action: ScopeAction): void {
