@@ -15,6 +15,8 @@ export interface GateContext {
   runId: string;
   /** The run a request policy was registered under: the top of the delegation tree. */
   policyRunId: string;
+  /** Where the agent's policies run (`RunState.agentQueue`). */
+  agentQueue: string | undefined;
   manifest: AgentManifest;
   policy: RequestPolicy;
   requestContext: JsonObject;
@@ -56,7 +58,7 @@ export async function decideGates(
   if (byToolPredicate.length > 0) {
     evaluations.push(
       record(outcomes, byToolPredicate, 'tool-predicate', () =>
-        evaluateToolPolicies(input(context, 'tool', byToolPredicate)),
+        evaluateToolPolicies(input(context, 'tool', byToolPredicate), context.agentQueue),
       ),
     );
   }
@@ -96,8 +98,11 @@ function evaluatePolicy(context: GateContext, calls: ToolCallRef[]): Promise<Gat
   if (policy.kind === 'function')
     return evaluateRequestPolicy(policy.taskQueue, input(context, 'request', calls));
   if (policy.kind === 'named')
-    return evaluateToolPolicies({ ...input(context, 'named', calls), policyName: policy.name });
-  return evaluateToolPolicies(input(context, 'agent', calls));
+    return evaluateToolPolicies(
+      { ...input(context, 'named', calls), policyName: policy.name },
+      context.agentQueue,
+    );
+  return evaluateToolPolicies(input(context, 'agent', calls), context.agentQueue);
 }
 
 async function record(
