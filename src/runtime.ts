@@ -31,7 +31,7 @@ import {
   WorkerAvailability,
   type TaskQueuePollers,
 } from './temporal-client/worker-pollers.js';
-import { createAgentWorker, createPolicyWorker } from './worker.js';
+import { createAgentWorkers, createPolicyWorker } from './worker.js';
 import { checkWorkflowSdk } from './workflow-sdk-check.js';
 import { checkWorkerSettings, type CheckedWorkerSettings } from './worker-settings.js';
 
@@ -51,7 +51,8 @@ export class Tollgate {
   /** Standing approvals of this task queue (docs/grants.md), held to each caller's scope. */
   readonly grants: GrantRegistry;
   private readonly connections: TemporalConnections;
-  private agentWorker: RunningWorker | undefined;
+  /** The workflow worker first, then one activity worker per hosted agent (`createAgentWorkers`). */
+  private agentWorkers: RunningWorker[] | undefined;
   private policyWorker: Promise<RunningWorker> | undefined;
   private closed = false;
   private readonly lifetime = new AbortController();
@@ -100,7 +101,7 @@ export class Tollgate {
    */
   async startWorker(): Promise<void> {
     this.assertOpen();
-    if (this.agentWorker) return;
+    if (this.agentWorkers) return;
     if (this.agents.size === 0) {
       throw new TollgateError(
         'INVALID_OPTIONS',
@@ -114,7 +115,7 @@ export class Tollgate {
       () => this.assertOpen(),
     );
     await this.live.transport.open?.('publish');
-    const worker = await createAgentWorker({
+    const workers = await createAgentWorkers({
       connection: native,
       namespace: this.namespace,
       taskQueue: this.taskQueue,
@@ -128,10 +129,9 @@ export class Tollgate {
       identity: this.workerIdentity,
       ...(this.channels ? { channels: this.channels } : {}),
     });
-    this.agentWorker = { worker, running: worker.run() };
-    this.agentWorker.running.catch((error: unknown) =>
-      console.error('[tollgate] agent worker stopped:', error),
-    );
+    this.agentWorkers = workers.map((worker) => ({ worker, running: worker.run() }));
+    for (const { running } of this.agentWorkers)
+      running.catch((error: unknown) => console.error('[tollgate] agent worker stopped:', error));
     // The worker serves runs already started even when its agents cannot be published.
     await this.directory
       .publish(this.agents.descriptions(), this.workerIdentity)
@@ -170,13 +170,14 @@ export class Tollgate {
    * nothing. Rejects with `INVALID_OPTIONS` before `startWorker()`.
    */
   async workerStopped(): Promise<void> {
-    if (!this.agentWorker) {
+    const main = this.agentWorkers?.[0];
+    if (!main) {
       throw new TollgateError(
         'INVALID_OPTIONS',
         'workerStopped() needs a started worker: call startWorker() first.',
       );
     }
-    const { failure } = await workerEnd(this.agentWorker);
+    const { failure } = await workerEnd(main);
     // A failure while shutting down is part of the shutdown.
     if (this.closed) return;
     const why = failure === undefined ? 'without shutdown()' : `by itself: ${messageOf(failure)}`;
@@ -258,12 +259,13 @@ export class Tollgate {
     this.closed = true;
     this.lifetime.abort();
     // While the worker still runs, so it can apply the withdrawal itself.
-    if (this.agentWorker?.worker.getState() === 'RUNNING') {
+    if (this.agentWorkers?.[0]?.worker.getState() === 'RUNNING') {
       await this.directory.withdraw(this.agents.ids(), this.workerIdentity).catch(() => undefined);
     }
-    const workers = [this.agentWorker, await this.policyWorker?.catch(() => undefined)].filter(
-      (w) => w !== undefined,
-    );
+    const workers = [
+      ...(this.agentWorkers ?? []),
+      await this.policyWorker?.catch(() => undefined),
+    ].filter((w) => w !== undefined);
     await stopWorkers(workers, () => this.connections.openedNative());
     await this.connections.closeClient();
     await (await this.tracing?.catch(() => undefined))?.shutdown();

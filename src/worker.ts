@@ -16,6 +16,7 @@ import type { LiveDeltaTransport } from './live/live-transport.js';
 import { logRelay } from './live/log-relay.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WorkerTuning } from './worker-settings.js';
+import { agentTaskQueue } from './common/wire.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
 /** Always in the bundle: a run's updates are handled after the rest of its workflow task. */
@@ -79,9 +80,47 @@ export interface AgentWorkerOptions {
   channels?: CheckedChannels;
 }
 
-/** The worker that runs `agentRun` and the agents' activities. */
-export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const { client, tracing } = options;
+/**
+ * The workers of a process hosting agents: one on the task queue, running `agentRun` (of any
+ * agent) and the activities every worker can do, and one per hosted agent on the agent's own
+ * queue (`agentTaskQueue`), running that agent's activities. The main worker also keeps the
+ * agents' activities, for runs started before they were routed (patch `tollgate-agent-queues`).
+ */
+export async function createAgentWorkers(options: AgentWorkerOptions): Promise<Worker[]> {
+  const activities = createActivities({
+    agents: options.agents,
+    bus: options.bus,
+    client: options.client,
+    threads: options.threads,
+    policies: options.policies,
+    ...(options.channels ? { channels: options.channels } : {}),
+  });
+  const main = await createMainWorker(options, activities);
+  const { maxConcurrentActivityTaskExecutions, shutdownGraceTime } = options.tuning ?? {};
+  const perAgent = await Promise.all(
+    options.agents.ids().map((agentId) =>
+      Worker.create({
+        ...(maxConcurrentActivityTaskExecutions !== undefined
+          ? { maxConcurrentActivityTaskExecutions }
+          : {}),
+        ...(shutdownGraceTime !== undefined ? { shutdownGraceTime } : {}),
+        connection: options.connection,
+        namespace: options.namespace,
+        taskQueue: agentTaskQueue(options.taskQueue, agentId),
+        identity: options.identity,
+        activities,
+        ...(options.tracing ? { interceptors: options.tracing.workerInterceptors } : {}),
+      }),
+    ),
+  );
+  return [main, ...perAgent];
+}
+
+async function createMainWorker(
+  options: AgentWorkerOptions,
+  activities: ReturnType<typeof createActivities>,
+): Promise<Worker> {
+  const { tracing } = options;
   return Worker.create({
     ...options.tuning,
     connection: options.connection,
@@ -93,14 +132,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ),
     ...(tracing ? { interceptors: tracing.workerInterceptors } : {}),
     sinks: { ...tracing?.sinks, ...logRelay.sinks() },
-    activities: createActivities({
-      agents: options.agents,
-      bus: options.bus,
-      client,
-      threads: options.threads,
-      policies: options.policies,
-      ...(options.channels ? { channels: options.channels } : {}),
-    }),
+    activities,
   });
 }
 

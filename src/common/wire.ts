@@ -120,6 +120,15 @@ export const GRANTS_UPDATES = {
 /** Memo key under which the grants registry keeps its `GrantsState`. */
 export const GRANTS_MEMO_KEY = 'tollgateGrants';
 
+/**
+ * The task queue of one agent's activities (model steps, tool calls, its policies and hooks) on
+ * `taskQueue`: only workers hosting the agent poll it, so its work never reaches a worker that
+ * cannot do it and waits in Temporal while none runs (docs/workers.md "Fleets").
+ */
+export function agentTaskQueue(taskQueue: string, agentId: string): string {
+  return `${taskQueue}/agent/${agentId}`;
+}
+
 /** Workflow id of the grants registry of `taskQueue` (URI-encoded, like directory entries). */
 export function grantsRegistryId(taskQueue: string): string {
   return `tollgate-grants/${encodeURIComponent(taskQueue)}`;

@@ -12,7 +12,12 @@ import type {
   Publication,
 } from '../common/directory-types.js';
 import { TollgateError } from '../common/errors.js';
-import { AGENT_DIRECTORY_WORKFLOW, agentDirectoryId, DIRECTORY_MEMO_KEY } from '../common/wire.js';
+import {
+  AGENT_DIRECTORY_WORKFLOW,
+  agentDirectoryId,
+  agentTaskQueue,
+  DIRECTORY_MEMO_KEY,
+} from '../common/wire.js';
 import { directoryPublishUpdate, directoryWithdrawUpdate } from '../common/messages.js';
 import { isTemporalUnreachable } from './errors.js';
 import { quote } from './list-suspended-runs.js';
@@ -80,18 +85,28 @@ export class AgentDirectory {
     const query = `WorkflowType = ${quote(AGENT_DIRECTORY_WORKFLOW)} AND ExecutionStatus = 'Running' AND TaskQueue = ${quote(this.taskQueue)}`;
     const ids: string[] = [];
     for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
-    const [polling, ...entries] = await Promise.all([
-      recentPollers(client, this.taskQueue, this.seenWithinMs),
-      // Visibility finds the entries; each one's own describe() has its latest memo.
-      ...ids.map((id) => describeEntry(client, id)),
-    ]);
+    // Visibility finds the entries; each one's own describe() has its latest memo.
+    const entries = (await Promise.all(ids.map((id) => describeEntry(client, id)))).filter(
+      (entry) => entry !== undefined,
+    );
+    // Available: a worker that published the agent (and has not withdrawn) polls the agent's own
+    // queue, where its model steps and tool calls wait.
+    const hosts = await Promise.all(
+      entries.map(({ agent }) =>
+        recentPollers(
+          client,
+          agentTaskQueue(this.taskQueue, agent.agentId),
+          this.seenWithinMs,
+          'activity',
+        ),
+      ),
+    );
     return entries
-      .filter((entry) => entry !== undefined)
-      .map(({ agent, publishedAt, workers }) => ({
+      .map(({ agent, publishedAt, workers }, index) => ({
         ...agent,
         taskQueue: this.taskQueue,
         lastPublishedAt: publishedAt,
-        available: Object.keys(workers).some((worker) => polling.has(worker)),
+        available: Object.keys(workers).some((worker) => hosts[index]!.has(worker)),
       }))
       .sort((a, b) => a.agentId.localeCompare(b.agentId));
   }

@@ -34,7 +34,7 @@ export async function applyDecision(
   const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
   const started = Date.now();
   try {
-    await assertWorker(context, client, runId, started + waitMs, run);
+    await assertWorker(context, client, { runId, agentId }, started + waitMs, run);
     const input = {
       agentId: agentId,
       ...(args !== undefined ? { args } : {}),
@@ -57,14 +57,14 @@ export async function applyDecision(
 async function assertWorker(
   context: AgentClientContext,
   client: Client,
-  runId: string,
+  { runId, agentId }: { runId: string; agentId: string },
   deadline: number,
   run?: WorkflowExecutionDescription,
 ): Promise<void> {
   let found;
   try {
     found = await client.connection.withDeadline(deadline, () =>
-      context.workers.ofRun(client, runId, run),
+      context.workers.ofRun(client, runId, run, agentId),
     );
   } catch (error) {
     if (!isGrpcDeadlineError(error)) throw error;
@@ -75,6 +75,12 @@ async function assertWorker(
     );
   }
   if (found?.pollers !== 0) return;
+  if (found.agentId !== undefined) {
+    throw new TollgateError(
+      'WORKER_UNAVAILABLE',
+      `No worker hosting agent "${found.agentId}" polls task queue '${found.taskQueue}' of run ${runId}, so the call a decision releases could not run; it was not sent. Start a worker with that agent, then decide again.`,
+    );
+  }
   throw new TollgateError(
     'WORKER_UNAVAILABLE',
     `No worker polls task queue '${found.taskQueue}' of run ${runId}, so nothing would apply the decision; it was not sent. Start a worker for that queue, then decide again.`,

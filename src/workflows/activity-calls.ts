@@ -26,7 +26,7 @@ import type {
   CompactConversationInput,
   CompactedConversation,
 } from '../common/compaction-types.js';
-import { localModelStep, modelStepsAreLocal } from './local-execution.js';
+import { localModelStep, localOrHosted, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
 const NON_RETRYABLE = [
@@ -59,10 +59,22 @@ const MODEL_CALL: ActivityOptions = {
 
 const control = proxyActivities<TollgateActivities>(CONTROL);
 
+/**
+ * The options of an agent-specific activity: on the agent's own task queue where the run routes
+ * its work there (`state.agentQueue`, patch `tollgate-agent-queues`), else on the run's.
+ */
+function onQueue(options: ActivityOptions, queue: string | undefined): ActivityOptions {
+  return queue === undefined ? options : { ...options, taskQueue: queue };
+}
+
 /** Tools named by id: the activity's input as runs started before keys scheduled it. */
-export function describeAgent(agentId: string, toolNaming: ToolNaming): Promise<AgentManifest> {
+export function describeAgent(
+  agentId: string,
+  toolNaming: ToolNaming,
+  queue: string | undefined,
+): Promise<AgentManifest> {
   return control.describeAgent.executeWithOptions(
-    { ...CONTROL, summary: `describe agent ${agentId}` },
+    onQueue({ ...CONTROL, summary: `describe agent ${agentId}` }, queue),
     toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
   );
 }
@@ -82,16 +94,30 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
 export function modelStep(
   manifest: AgentManifest,
   input: ModelStepInput,
+  queue: string | undefined,
 ): Promise<ModelStepOutput> {
   const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
-  if (modelStepsAreLocal(manifest)) return localModelStep(settings, input);
+  const hosted = () => remoteModelStep(settings, input, queue);
+  if (modelStepsAreLocal(manifest))
+    return localOrHosted(() => localModelStep(settings, input), queue, hosted);
+  return hosted();
+}
+
+function remoteModelStep(
+  settings: ModelStepManifest,
+  input: ModelStepInput,
+  queue: string | undefined,
+): Promise<ModelStepOutput> {
   return control.modelStep.executeWithOptions(
-    {
-      startToCloseTimeout: settings.timeoutMs,
-      heartbeatTimeout: settings.heartbeatTimeoutMs,
-      retry: retryOf(settings.retry),
-      summary: `model step ${input.step}`,
-    },
+    onQueue(
+      {
+        startToCloseTimeout: settings.timeoutMs,
+        heartbeatTimeout: settings.heartbeatTimeoutMs,
+        retry: retryOf(settings.retry),
+        summary: `model step ${input.step}`,
+      },
+      queue,
+    ),
     [input],
   );
 }
@@ -114,9 +140,10 @@ const COMPACTION: ActivityOptions = {
  */
 export function compactConversation(
   input: CompactConversationInput,
+  queue: string | undefined,
 ): Promise<CompactedConversation> {
   return control.compactConversation.executeWithOptions(
-    { ...COMPACTION, summary: `compact conversation after step ${input.step}` },
+    onQueue({ ...COMPACTION, summary: `compact conversation after step ${input.step}` }, queue),
     [input],
   );
 }
@@ -132,23 +159,30 @@ function retryOf(retry: RetrySpec): ActivityOptions['retry'] {
 export function executeTool(
   tool: ToolManifest,
   input: ExecuteToolInput,
+  queue: string | undefined,
 ): Promise<ExecuteToolOutput> {
   return control.executeTool.executeWithOptions(
-    {
-      startToCloseTimeout: tool.timeoutMs,
-      ...(tool.heartbeatTimeoutMs !== undefined
-        ? { heartbeatTimeout: tool.heartbeatTimeoutMs }
-        : {}),
-      retry: retryOf(tool.retry),
-      summary: `tool ${tool.toolId ?? tool.name}`,
-    },
+    onQueue(
+      {
+        startToCloseTimeout: tool.timeoutMs,
+        ...(tool.heartbeatTimeoutMs !== undefined
+          ? { heartbeatTimeout: tool.heartbeatTimeoutMs }
+          : {}),
+        retry: retryOf(tool.retry),
+        summary: `tool ${tool.toolId ?? tool.name}`,
+      },
+      queue,
+    ),
     [input],
   );
 }
 
-export function evaluateToolPolicies(input: EvaluateGatesInput): Promise<GateVerdict[]> {
+export function evaluateToolPolicies(
+  input: EvaluateGatesInput,
+  queue: string | undefined,
+): Promise<GateVerdict[]> {
   return control.evaluateToolPolicies.executeWithOptions(
-    { ...CONTROL, summary: `approval policy (${input.source})` },
+    onQueue({ ...CONTROL, summary: `approval policy (${input.source})` }, queue),
     [input],
   );
 }
@@ -187,16 +221,19 @@ export function appendThread(thread: ThreadRef, append: ThreadAppend): Promise<v
   );
 }
 
-export function extractResumeData(input: ExtractResumeDataInput): Promise<JsonValue | null> {
+export function extractResumeData(
+  input: ExtractResumeDataInput,
+  queue: string | undefined,
+): Promise<JsonValue | null> {
   return control.extractResumeData.executeWithOptions(
-    { ...MODEL_CALL, summary: `extract resume data for ${input.toolName}` },
+    onQueue({ ...MODEL_CALL, summary: `extract resume data for ${input.toolName}` }, queue),
     [input],
   );
 }
 
-export function sendReminder(input: ReminderInput): Promise<void> {
+export function sendReminder(input: ReminderInput, queue: string | undefined): Promise<void> {
   return control.sendReminder.executeWithOptions(
-    { ...CONTROL, summary: `reminder: ${input.toolName} waits` },
+    onQueue({ ...CONTROL, summary: `reminder: ${input.toolName} waits` }, queue),
     [input],
   );
 }

@@ -18,6 +18,7 @@ import type {
   ThreadRef,
   ToolNaming,
 } from '../common/run-types.js';
+import { agentQueueOfRun } from './agent-routing.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { CHANNELS_PATCH } from './channel-notices.js';
 import {
@@ -52,6 +53,7 @@ import type { ToolRunContext } from './tool-run-context.js';
 export async function agentRun(started: RunInput): Promise<RunResult> {
   const input = withRequestRules(started);
   const state = new RunState(workflowInfo().workflowId, input.agentId);
+  state.agentQueue = agentQueueOfRun(input.agentId);
   installHandlers(state);
   reportToParent(state, input);
   state.messages.push(...input.messages);
@@ -67,7 +69,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
   }
   try {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
-    const manifest = await describeAgent(input.agentId, toolNaming);
+    const manifest = await describeAgent(input.agentId, toolNaming, state.agentQueue);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
     if (doesLocalWork(manifest)) {
       state.status.keepRepeats();
@@ -131,6 +133,7 @@ async function runSteps(
   const gateContext = {
     runId: state.runId,
     policyRunId: input.parent?.rootRunId ?? state.runId,
+    agentQueue: state.agentQueue,
     manifest,
     policy: input.requestPolicy,
     requestContext: input.requestContext,
@@ -153,14 +156,18 @@ async function runSteps(
   while (step < maxSteps) {
     step++;
     state.log.emit('step-start', { step });
-    last = await modelStep(manifest, {
-      runId: state.runId,
-      agentId: input.agentId,
-      step,
-      chunkOffset: state.log.nextOffset,
-      conversation: conversation.refFrom(conversation.knownToWorker),
-      ...namingOf(manifest),
-    });
+    last = await modelStep(
+      manifest,
+      {
+        runId: state.runId,
+        agentId: input.agentId,
+        step,
+        chunkOffset: state.log.nextOffset,
+        conversation: conversation.refFrom(conversation.knownToWorker),
+        ...namingOf(manifest),
+      },
+      state.agentQueue,
+    );
     lastText = stepTextDeltas(last);
     for (const text of lastText) state.log.emit('text-delta', { text });
     const calls = withToolIds(manifest, last.toolCalls);

@@ -98,18 +98,21 @@ async function remind(
   const waitedMs = Date.now() - requestedAt;
   context.state.audit.add({ type: 'reminder', ...auditRef(call), waitedMs });
   try {
-    await sendReminder({
-      agentId: context.manifest.agentId,
-      source,
-      runId: context.state.runId,
-      ...auditRef(call),
-      args: call.args,
-      fingerprint: call.fingerprint,
-      requestedAt: new Date(requestedAt).toISOString(),
-      waitedMs,
-      ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
-      ...namingOf(context.manifest),
-    });
+    await sendReminder(
+      {
+        agentId: context.manifest.agentId,
+        source,
+        runId: context.state.runId,
+        ...auditRef(call),
+        args: call.args,
+        fingerprint: call.fingerprint,
+        requestedAt: new Date(requestedAt).toISOString(),
+        waitedMs,
+        ...(expiresAt !== undefined ? { expiresAt: new Date(expiresAt).toISOString() } : {}),
+        ...namingOf(context.manifest),
+      },
+      context.state.agentQueue,
+    );
   } catch (error) {
     // A reminder that cannot be delivered must not hold up the decision it is about.
     log.warn('Reminder could not be sent', { toolCallId: call.toolCallId, error: String(error) });

@@ -18,14 +18,17 @@ export function installAutoResume(state: RunState): void {
     autoResumeUpdate,
     async (input) => {
       const call = suspendedCall(state, input);
-      const resumeData = await extractResumeData({
-        agentId: state.agentId,
-        toolName: call.toolName,
-        args: call.args,
-        suspendPayload: call.suspendPayload ?? null,
-        resumeSchema: call.resumeSchema,
-        message: input.message,
-      });
+      const resumeData = await extractResumeData(
+        {
+          agentId: state.agentId,
+          toolName: call.toolName,
+          args: call.args,
+          suspendPayload: call.suspendPayload ?? null,
+          resumeSchema: call.resumeSchema,
+          message: input.message,
+        },
+        state.agentQueue,
+      );
       // Judged again: another decision may have taken the call while the model read the message.
       const verdict = judgeDecision(state.calls, 'resume', {
         toolCallId: input.toolCallId,

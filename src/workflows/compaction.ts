@@ -59,15 +59,18 @@ export class ConversationTrack {
     const settings = this.manifest.conversation;
     if (!settings || this.bytes <= settings.compactAboveBytes || !patched(COMPACTION_PATCH)) return;
     const { state } = this;
-    const result = await compactConversation({
-      runId: state.runId,
-      agentId: this.manifest.agentId,
-      step,
-      // Local steps are sent the whole conversation: the run counts on no worker's cache.
-      conversation: this.refFrom(modelStepsAreLocal(this.manifest) ? 0 : this.knownToWorker),
-      recalled: this.recalled,
-      maxBytes: historyLimitsOf(this.manifest).carryMaxBytes,
-    });
+    const result = await compactConversation(
+      {
+        runId: state.runId,
+        agentId: this.manifest.agentId,
+        step,
+        // Local steps are sent the whole conversation: the run counts on no worker's cache.
+        conversation: this.refFrom(modelStepsAreLocal(this.manifest) ? 0 : this.knownToWorker),
+        recalled: this.recalled,
+        maxBytes: historyLimitsOf(this.manifest).carryMaxBytes,
+      },
+      state.agentQueue,
+    );
     state.messages.splice(0, state.messages.length, ...result.messages);
     this.knownToWorker = 0;
     this.recalled = result.recalled;

@@ -16,6 +16,8 @@ export interface GateContext {
   runId: string;
   /** The run a request policy was registered under: the top of the delegation tree. */
   policyRunId: string;
+  /** Where the agent's policies run (`RunState.agentQueue`). */
+  agentQueue: string | undefined;
   manifest: AgentManifest;
   policy: RequestPolicy;
   requestContext: JsonObject;
@@ -66,7 +68,7 @@ export async function decideGates(
   if (byToolPredicate.length > 0) {
     evaluations.push(
       record(outcomes, byToolPredicate, 'tool-predicate', () =>
-        evaluateToolPolicies(input(context, 'tool', byToolPredicate)),
+        evaluateToolPolicies(input(context, 'tool', byToolPredicate), context.agentQueue),
       ),
     );
   }
@@ -133,7 +135,7 @@ async function evaluatePolicy(
   if (!policy.orAgent) return evaluateRequested(context, calls);
   const [requested, agent] = await Promise.all([
     evaluateRequested(context, calls),
-    evaluateToolPolicies(input(context, 'agent', calls)),
+    evaluateToolPolicies(input(context, 'agent', calls), context.agentQueue),
   ]);
   return requested.map((verdict) => {
     const other = agent.find((v) => v.toolCallId === verdict.toolCallId);
@@ -146,8 +148,11 @@ function evaluateRequested(context: GateContext, calls: ToolCallRef[]): Promise<
   if (policy.kind === 'function')
     return evaluateRequestPolicy(policy.taskQueue, input(context, 'request', calls));
   if (policy.kind === 'named')
-    return evaluateToolPolicies({ ...input(context, 'named', calls), policyName: policy.name });
-  return evaluateToolPolicies(input(context, 'agent', calls));
+    return evaluateToolPolicies(
+      { ...input(context, 'named', calls), policyName: policy.name },
+      context.agentQueue,
+    );
+  return evaluateToolPolicies(input(context, 'agent', calls), context.agentQueue);
 }
 
 async function record(

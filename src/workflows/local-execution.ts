@@ -1,4 +1,10 @@
-import { patched, proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyLocalActivities,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
@@ -80,6 +86,33 @@ export function localExecuteTool(
   return local.executeTool.executeWithOptions(
     localOptions(tool.timeoutMs, tool.retry, `tool ${tool.toolId ?? tool.name} (local)`),
     [{ ...input, idempotencyKey: `${input.runId}:step-${position.step}:call-${position.index}` }],
+  );
+}
+
+/**
+ * Local work of a run that routes its agent's activities (`RunState.agentQueue`) done where the
+ * agent is hosted: a workflow task may run on any worker of the queue, and when that worker lacks
+ * the agent (a fleet of releases or teams), the work is done again as an ordinary activity on the
+ * agent's queue, which only its hosts poll. Runs that do not route fail as before.
+ */
+export async function localOrHosted<T>(
+  local: () => Promise<T>,
+  queue: string | undefined,
+  hosted: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await local();
+  } catch (error) {
+    if (queue === undefined || !agentNotHostedHere(error)) throw error;
+    return hosted();
+  }
+}
+
+function agentNotHostedHere(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure &&
+    error.cause instanceof ApplicationFailure &&
+    error.cause.type === FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND'
   );
 }
 

@@ -29,6 +29,8 @@ export class RunState {
   usage: Usage = ZERO_USAGE;
   /** The agent's default for auto-resume, known once its manifest is read. */
   autoResume = false;
+  /** The task queue of the agent's activities (`agentQueueOfRun`); undefined: the run's own. */
+  agentQueue: string | undefined;
 
   constructor(
     readonly runId: string,

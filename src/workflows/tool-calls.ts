@@ -12,7 +12,7 @@ import type { ToolRunContext } from './tool-run-context.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
-import { currentStep, localExecuteTool, runsLocally } from './local-execution.js';
+import { currentStep, localExecuteTool, localOrHosted, runsLocally } from './local-execution.js';
 import {
   DEFAULT_DECLINE_REASON,
   declined,
@@ -190,7 +190,11 @@ async function execute(
     ...namingOf(context.manifest),
   };
   try {
-    return await (local ? localExecuteTool(tool, input, local) : executeTool(tool, input));
+    const queue = context.state.agentQueue;
+    const hosted = () => executeTool(tool, input, queue);
+    return await (local
+      ? localOrHosted(() => localExecuteTool(tool, input, local), queue, hosted)
+      : hosted());
   } catch (error) {
     if (error instanceof ActivityFailure) return { kind: 'error', ...toolFailure(error, tool) };
     throw error;
