@@ -1,13 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
-import type { Chunk, Tollgate } from '../src/index.js';
+import { Tollgate, type Chunk } from '../src/index.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../src/common/wire.js';
 import type { RunInput } from '../src/common/run-types.js';
 import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
 import { serveOverHttp } from './support/served.js';
-import { chunksOf, eventually, gatedTestAgent, hostAgents, uniqueId } from './support/harness.js';
+import {
+  chunksOf,
+  eventually,
+  gatedTestAgent,
+  hostAgents,
+  uniqueId,
+  uniqueQueue,
+} from './support/harness.js';
 
 const TOKEN = 'endings-token-0123456789';
 
@@ -123,4 +130,29 @@ describe('streams of runs ended from outside', () => {
     expect((await client.workflow.getHandle(runId).describe()).status.name).toBe('TIMED_OUT');
     await eventually(async () => expect(await suspendedListed(runId)).toBe(false));
   });
+});
+
+/** Issue 25.6: an observer of a run no worker answers for ends typed, not with a raw gRPC error. */
+describe('an observer while no worker runs', () => {
+  const { agent, executions } = gatedTestAgent('endings-no-worker');
+  const opened: Tollgate[] = [];
+  afterAll(async () => {
+    for (const tollgate of opened) await tollgate.shutdown().catch(() => undefined);
+  });
+
+  it('ends with WORKER_UNAVAILABLE after its patience, and the run still waits', async () => {
+    const queue = uniqueQueue('endings-no-worker');
+    const worker = await hostAgents([agent], 'endings', queue);
+    const parked = await worker.getAgent('endings-no-worker').generate('delete rec-1');
+    expect(parked.finishReason).toBe('suspended');
+    await worker.shutdown();
+
+    const observer = new Tollgate({ temporal: { taskQueue: queue } });
+    opened.push(observer);
+    const stream = await observer.getAgent('endings-no-worker').observe({ runId: parked.runId });
+    await expect(chunksOf(stream)).rejects.toMatchObject({ code: 'WORKER_UNAVAILABLE' });
+    const run = await (await observer.client()).workflow.getHandle(parked.runId).describe();
+    expect(run.status.name).toBe('RUNNING');
+    expect(executions).toHaveLength(0);
+  }, 180_000);
 });

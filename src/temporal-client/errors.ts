@@ -115,6 +115,7 @@ export function isTemporalUnreachable(error: unknown): boolean {
  */
 const TRANSIENT_GRPC_CODES: ReadonlySet<number> = new Set([4, 8, 10, GRPC_UNAVAILABLE]);
 const GRPC_FAILED_PRECONDITION = 9;
+const GRPC_DEADLINE_EXCEEDED = 4;
 /**
  * A query while no worker has polled lately: the run's worker is restarting, or the server has
  * just restarted and not seen the pollers again yet. The server gives this FAILED_PRECONDITION no
@@ -136,6 +137,16 @@ export function isTransientReadFailure(error: unknown): boolean {
   const grpc = grpcErrorIn(error);
   if (grpc?.code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(grpc.message);
   return grpc !== undefined && TRANSIENT_GRPC_CODES.has(grpc.code);
+}
+
+/**
+ * Whether a failed read means no worker answered for the run: none has polled its task queue
+ * lately, or the query waited for one until its deadline.
+ */
+export function isNoWorkerReadFailure(error: unknown): boolean {
+  const grpc = grpcErrorIn(error);
+  if (grpc?.code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(grpc.message);
+  return grpc?.code === GRPC_DEADLINE_EXCEEDED;
 }
 
 /** The gRPC status code of `error` or of an error it wraps, if any. */

@@ -19,6 +19,7 @@ import type {
   ToolNaming,
 } from '../common/run-types.js';
 import { agentQueueOfRun } from './agent-routing.js';
+import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { CHANNELS_PATCH } from './channel-notices.js';
 import {
@@ -80,6 +81,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       CONTINUE_AS_NEW_PATCH,
       CHANNELS_PATCH,
       DECLINE_ENDS_STRETCH_PATCH,
+      DEFINITION_REGATE_PATCH,
       ...(manifest.conversation ? [COMPACTION_PATCH] : []),
     ]);
     const thread = threadOf(input);

@@ -1,7 +1,7 @@
-import { patched } from '@temporalio/workflow';
 import type { ModelToolCall } from '../common/run-types.js';
 import { auditRef } from './audit-log.js';
-import type { RunState } from './run-state.js';
+import { askPatch } from './local-execution.js';
+import type { ToolRunContext } from './tool-run-context.js';
 
 /**
  * Patch of a call whose tool changed between its gate and its execution: it waits for a new
@@ -15,12 +15,12 @@ export const DEFINITION_REGATE_PATCH = 'tollgate-definition-regate';
  * the new gate: gated, by the change, not grantable, bound to the tool's new definition.
  */
 export function regatesOnChange(
-  state: RunState,
+  context: ToolRunContext,
   call: ModelToolCall,
   change: { note: string; definition: string },
 ): boolean {
-  if (!patched(DEFINITION_REGATE_PATCH)) return false;
-  state.audit.add({
+  if (!askPatch(context.patches, DEFINITION_REGATE_PATCH)) return false;
+  context.state.audit.add({
     type: 'gate',
     ...auditRef(call),
     gated: true,

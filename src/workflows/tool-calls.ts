@@ -103,7 +103,7 @@ async function runCall(
     state.activity.toolStarted();
     const output = await execute(context, edited ?? call, { resumed, approvedDefinition }, local);
     if (output.kind === 'definition-changed') {
-      if (!regatesOnChange(state, call, output)) {
+      if (!regatesOnChange(context, call, output)) {
         const result = toolError(state, call, { error: output.note, code: 'MCP_TOOL_DRIFT' });
         state.activity.toolFinished();
         return result;

@@ -111,6 +111,18 @@ export const SCENARIOS: Scenario[] = [
     },
     { a: 0, b: 1 },
   ),
+  // From generation 5: a decline that leaves the other call waiting ends its stretch.
+  deleteScenario(
+    'declined-beside-waiting',
+    'Delete both records a and b',
+    async (agent, runId) => {
+      await chunksOf(
+        await agent.declineToolCall({ runId, toolCallId: 'call_a', reason: 'Keep record a' }),
+      );
+      await chunksOf(await agent.approveToolCall({ runId, toolCallId: 'call_b' }));
+    },
+    { a: 0, b: 1 },
+  ),
   {
     fixtures: ['suspend-resumed'],
     play: async (tollgate) => {
