@@ -262,10 +262,8 @@ export class Tollgate {
     if (this.agentWorkers?.[0]?.worker.getState() === 'RUNNING') {
       await this.directory.withdraw(this.agents.ids(), this.workerIdentity).catch(() => undefined);
     }
-    const workers = [
-      ...(this.agentWorkers ?? []),
-      await this.policyWorker?.catch(() => undefined),
-    ].filter((w) => w !== undefined);
+    const policyWorker = await this.policyWorker?.catch(() => undefined);
+    const workers = [...(this.agentWorkers ?? []), ...(policyWorker ? [policyWorker] : [])];
     await stopWorkers(workers, () => this.connections.openedNative());
     await this.connections.closeClient();
     await (await this.tracing?.catch(() => undefined))?.shutdown();

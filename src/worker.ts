@@ -1,5 +1,10 @@
 import type { Client } from '@temporalio/client';
-import { Worker, type NativeConnection, type WorkflowBundle } from '@temporalio/worker';
+import {
+  Worker,
+  type Logger,
+  type NativeConnection,
+  type WorkflowBundle,
+} from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { Worker as Thread } from 'node:worker_threads';
 import type { BundleAnswer, BundleRequest } from './bundle-thread.js';
@@ -113,7 +118,27 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<W
       }),
     ),
   );
-  return [main, ...perAgent];
+  return [main, ...perAgent.map(quietAboutWorkflows)];
+}
+
+const NO_WORKFLOWS = 'No workflows registered, not polling for workflow tasks';
+
+/**
+ * An agent's activity worker polls no workflow tasks, which is what it is for, yet the SDK warns
+ * about it once per worker at start: that one message is left out of its log. The logger is a
+ * private field of the SDK's worker; the SDK is pinned to one release (workflow-sdk-check.ts), and
+ * on another shape the worker is left as it is.
+ */
+function quietAboutWorkflows(worker: Worker): Worker {
+  const holder = worker as unknown as { logger?: Logger };
+  const logger = holder.logger;
+  if (!logger || typeof logger.warn !== 'function') return worker;
+  const quiet = Object.create(logger) as Logger;
+  quiet.warn = (message, meta) => {
+    if (message !== NO_WORKFLOWS) logger.warn(message, meta);
+  };
+  holder.logger = quiet;
+  return worker;
 }
 
 async function createMainWorker(

@@ -4,7 +4,7 @@ import { isTransientReadFailure } from '../src/temporal-client/errors.js';
 import { statusOfErrorCode } from '../src/common/http-api.js';
 import { Agent, createTool, Tollgate, TollgateError } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
-import { hostAgents, recordingTool, testAgent } from './support/harness.js';
+import { eventually, hostAgents, recordingTool, testAgent } from './support/harness.js';
 
 describe('definitions reject bad input with a typed error naming the problem', () => {
   const execute = async () => 'ok';
@@ -80,20 +80,29 @@ describe('runs that cannot proceed fail visibly', () => {
     await tollgate.shutdown();
   });
 
-  it('ends a run of a published agent the worker that takes it does not host, naming no other agent', async () => {
-    // Another deployment published ghost-agent on this queue, then left.
-    const elsewhere = await hostAgents(
-      [testAgent('ghost-agent', [], [{ text: 'boo' }]).agent],
-      'errors',
-      tollgate.taskQueue,
-    );
+  it('keeps a run of a published agent no running worker hosts waiting for a host, and finishes it on one (issue 26.1)', async () => {
+    // Another deployment published ghost-agent on this queue, then left; this worker lacks it.
+    const ghost = testAgent('ghost-agent', [], [{ text: 'boo' }]).agent;
+    const elsewhere = await hostAgents([ghost], 'errors', tollgate.taskQueue);
     await elsewhere.shutdown();
-    const output = await tollgate.getAgent('ghost-agent').generate('hello?');
-    expect(output.finishReason).toBe('error');
-    expect(output.error).toMatch(/"ghost-agent" is not hosted by the worker that took the run/);
-    expect(output.error).not.toContain('known-agent');
-    const handle = (await tollgate.client()).workflow.getHandle(output.runId);
-    expect((await handle.describe()).status.name).toBe('FAILED');
+    const stream = await tollgate.getAgent('ghost-agent').stream('hello?');
+    const handle = (await tollgate.client()).workflow.getHandle(stream.runId);
+    // Its first activity waits on the agent's own queue, which only hosts poll; the run does not fail.
+    const pending = await eventually(async () => {
+      const [activity] = (await handle.describe()).raw.pendingActivities ?? [];
+      expect(activity?.activityType?.name).toBe('describeAgent');
+      return activity!;
+    });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(pending.lastFailure ?? null).toBeNull();
+
+    const host = await hostAgents([ghost], 'errors', tollgate.taskQueue);
+    try {
+      expect(await stream.text).toBe('boo');
+      expect(await stream.finishReason).toBe('stop');
+    } finally {
+      await host.shutdown();
+    }
   });
 
   it('rejects a caller-chosen runId that is already taken, leaving the first run intact', async () => {

@@ -95,8 +95,22 @@ describe('MCP definition changes against approvals and grants (docs/mcp.md "Pinn
       }),
     );
 
+    // A decision given for the call as first shown (its old fingerprint, as an unused link of the
+    // first request carries) cannot answer the new request.
+    expect(waiting?.fingerprint).not.toBe(first.suspendPayload?.fingerprint);
+    await expect(
+      agent('regate').approveToolCall({
+        runId: first.runId,
+        fingerprint: first.suspendPayload!.fingerprint,
+      }),
+    ).rejects.toMatchObject({ code: 'FINGERPRINT_MISMATCH' });
+    expect(await deletes('regate')).toBe(0);
+
     // Approved again, now showing the change: bound to the changed definition, it runs once.
-    const done = await agent('regate').approveToolCallGenerate({ runId: first.runId });
+    const done = await agent('regate').approveToolCallGenerate({
+      runId: first.runId,
+      fingerprint: waiting!.fingerprint,
+    });
     expect(done.finishReason).toBe('stop');
     expect(done.text).toBe('"deleted /tmp/a.txt"');
     expect(await deletes('regate')).toBe(1);

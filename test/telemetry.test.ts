@@ -10,6 +10,8 @@ import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
+import { AGENT_QUEUES_PATCH } from '../src/workflows/agent-routing.js';
+import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
 import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
 
@@ -74,7 +76,13 @@ describe('OpenTelemetry tracing', () => {
       expect((await workflowBundle()).code).not.toContain('OpenTelemetryInboundInterceptor');
       expect(await tracesIn(tollgate, output.runId)).toEqual({
         headers: [],
-        patches: [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH],
+        patches: [
+          UPDATES_AFTER_EVENTS_PATCH,
+          REQUEST_TIGHTENS_PATCH,
+          AGENT_QUEUES_PATCH,
+          TOOL_KEYS_PATCH,
+          HANDLERS_FINISHED_PATCH,
+        ],
       });
     });
   });
@@ -142,6 +150,8 @@ describe('OpenTelemetry tracing', () => {
         patches: [
           UPDATES_AFTER_EVENTS_PATCH,
           TRACING_PATCH,
+          REQUEST_TIGHTENS_PATCH,
+          AGENT_QUEUES_PATCH,
           TOOL_KEYS_PATCH,
           HANDLERS_FINISHED_PATCH,
         ],

@@ -14,6 +14,7 @@ import { LiveBus } from '../src/live/live-bus.js';
 import { Agent, createTool, Tollgate, type Chunk } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
+import { agentTaskQueue } from '../src/common/wire.js';
 import { toolLabel } from '../src/common/chunks.js';
 import { describeAgent } from '../src/activities/describe-agent.js';
 import { currentDetails } from '../src/workflows/current-details.js';
@@ -250,23 +251,33 @@ describe('a run started before tools were named by key, decided after the upgrad
     const runId = uniqueId('old-run');
     let connection: NativeConnection | undefined;
     let oldWorker: Worker | undefined;
-    let oldRunning: Promise<void> | undefined;
+    let oldAgentWorker: Worker | undefined;
+    let oldRunning: Promise<unknown> | undefined;
     try {
       connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+      const activities = createActivities({
+        agents: new AgentRegistry([agent]),
+        bus: new LiveBus(),
+        client: await tollgate.client(),
+        threads: DEFAULT_THREAD_SETTINGS,
+        policies: new Map(),
+      });
+      const namespace = process.env.TEMPORAL_NAMESPACE!;
       oldWorker = await Worker.create({
         connection,
-        namespace: process.env.TEMPORAL_NAMESPACE!,
+        namespace,
         taskQueue,
         workflowBundle: await workflowBundleBeforeToolKeys(),
-        activities: createActivities({
-          agents: new AgentRegistry([agent]),
-          bus: new LiveBus(),
-          client: await tollgate.client(),
-          threads: DEFAULT_THREAD_SETTINGS,
-          policies: new Map(),
-        }),
+        activities,
       });
-      oldRunning = oldWorker.run();
+      // That release already sent the agent's activities to the agent's own queue.
+      oldAgentWorker = await Worker.create({
+        connection,
+        namespace,
+        taskQueue: agentTaskQueue(taskQueue, agent.id),
+        activities,
+      });
+      oldRunning = Promise.all([oldWorker.run(), oldAgentWorker.run()]);
       // The run stands for one started before the directory existed: its agent is listed as an
       // upgraded worker of that deployment would list it.
       await publishWithoutWorker(tollgate, taskQueue, [agent], 'old-worker');
@@ -308,7 +319,8 @@ describe('a run started before tools were named by key, decided after the upgrad
     }
 
     async function stopOldWorker(): Promise<void> {
-      if (oldWorker?.getState() === 'RUNNING') oldWorker.shutdown();
+      for (const worker of [oldWorker, oldAgentWorker])
+        if (worker?.getState() === 'RUNNING') worker.shutdown();
       await oldRunning;
       await connection?.close();
       connection = undefined;

@@ -3,7 +3,7 @@ import { refOf } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type { ExecuteToolOutput, ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { executeTool } from './activity-calls.js';
-import { toolCallFingerprint } from '../common/fingerprint.js';
+import { redefinedCallFingerprint, toolCallFingerprint } from '../common/fingerprint.js';
 import { awaitApproval } from './approval-wait.js';
 import { runDelegation } from './delegation.js';
 import type { GateOutcome } from './gates.js';
@@ -71,12 +71,11 @@ async function runCall(
   // What the call's approval binds to; a re-gate after the tool changed moves it.
   let approvedDefinition = gate.definition;
   const tool = context.manifest.tools[call.toolName];
-  if (call.invalidReason !== undefined)
-    return toolError(state, call, { error: call.invalidReason, code: 'INVALID_TOOL_INPUT' });
-  if (!tool) {
+  if (!tool || call.invalidReason !== undefined) {
     const available = Object.keys(context.manifest.tools).join(', ') || 'none';
-    const error = `Unknown tool "${call.toolName}". Available tools: ${available}.`;
-    return toolError(state, call, { error, code: 'TOOL_NOT_FOUND' });
+    const error =
+      call.invalidReason ?? `Unknown tool "${call.toolName}". Available tools: ${available}.`;
+    return toolError(state, call, { error, code: tool ? 'INVALID_TOOL_INPUT' : 'TOOL_NOT_FOUND' });
   }
   if (tool.delegate) {
     const outcome = await runDelegation(context, call, { ...tool, delegate: tool.delegate });
@@ -110,7 +109,9 @@ async function runCall(
       }
       // The approval was for what the approver saw: a changed tool waits for a new one. The call
       // shows as waiting before approvalOf's first await, so the run is seen to wait, not end.
-      const waiting = approvalOf(context, edited ?? call, tool, output);
+      const shown = edited ?? call;
+      const fingerprint = redefinedCallFingerprint(shown.toolName, shown.args, output.definition);
+      const waiting = approvalOf(context, { ...shown, fingerprint }, tool, output);
       state.activity.toolFinished();
       const approval = await waiting;
       if ('declined' in approval) return approval.declined;
