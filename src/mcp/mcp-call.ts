@@ -1,6 +1,7 @@
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import type { StoredPin } from '../common/mcp-pins.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
 import {
@@ -14,13 +15,24 @@ import {
   elicitationFingerprint,
   type McpElicitationPayload,
 } from './mcp-elicitation.js';
+import { pinOf, type PinStore } from './mcp-pin-store.js';
 import type { McpClientPool } from './mcp-pool.js';
+
+/** A tool's pinned definition and its fingerprint. */
+export type Pinned = { definition: McpToolDefinition; fingerprint: string };
 
 /** What a call needs to know about its tool and server. */
 export interface McpCallSetup {
   pool: McpClientPool;
   server: string;
-  pinned: { definition: McpToolDefinition; fingerprint: string };
+  /** The pin this worker took (or was given): what the store gets when it has none. */
+  pinned: Pinned;
+  /** `pinned` as the pins record would store it. */
+  offered: StoredPin;
+  /** Pinned by the `pinned` option: wins over stored pins, never stored. */
+  pinnedByHand: boolean;
+  /** Where pins outlive the worker, given when the worker starts (`attachPinStore`). */
+  store?: PinStore;
   onDrift: 'gate' | 'refuse';
   /** Limit of the call's request, ms; progress notifications do not extend it. */
   timeoutMs: number;
@@ -28,18 +40,19 @@ export interface McpCallSetup {
   retriesSafe: boolean;
 }
 
-/** The tool as the server lists it now (`liveDefinition`), read over a pooled connection. */
+/**
+ * The tool as the server lists it now (`liveDefinition`), read over a pooled connection, against
+ * the pin that holds (`pinOf`).
+ */
 export async function currentDefinition(
   setup: McpCallSetup,
-): Promise<{ fingerprint: string; drift?: string }> {
+): Promise<{ fingerprint: string; drift?: string; pinned: Pinned }> {
+  const pinned = await pinOf(setup);
   const lease = await setup.pool.lease();
   let broken = false;
   try {
-    return liveDefinition(
-      setup.server,
-      setup.pinned,
-      await listAllTools(lease.client, setup.server),
-    );
+    const listed = await listAllTools(lease.client, setup.server);
+    return { ...liveDefinition(setup.server, pinned, listed), pinned };
   } catch (error) {
     broken = true;
     throw error;
@@ -62,7 +75,7 @@ async function checkDefinition(setup: McpCallSetup, context: ToolExecutionContex
       `${live.drift} The call was refused (onDrift: 'refuse'); review the server and define the agent again.`,
     );
   }
-  if (live.fingerprint === (context.approvedDefinition ?? setup.pinned.fingerprint)) return;
+  if (live.fingerprint === (context.approvedDefinition ?? live.pinned.fingerprint)) return;
   const name = setup.pinned.definition.name;
   const what = live.drift ?? 'it is back to its pinned definition.';
   throw new DefinitionChanged(
