@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Tollgate } from '../src/index.js';
 import { closeMcpConnections, mcpTools, type McpToolsOptions } from '../src/mcp/index.js';
 import { eventually, hostAgents, testAgent, uniqueQueue } from './support/harness.js';
+import { cli } from './support/cli.js';
 import { callByPrompt, serverCalls, stateDir, stdioServer } from './support/mcp-fixtures.js';
 import { DRIFTED_DESCRIPTION } from './support/mcp-test-server.js';
 
@@ -107,13 +108,21 @@ describe('MCP pins across deploys (docs/mcp.md "Pins across deploys")', () => {
     expect(refused.text).toContain(DRIFTED_DESCRIPTION);
     expect(await deletes()).toBe(1);
 
-    await expect(second.mcpPins.repin('files', ['no_such_tool'])).rejects.toMatchObject({
-      code: 'MCP_PIN_NOT_FOUND',
-    });
     await expect(
       second.mcpPins.repin('files', [], { scope: { actions: ['decide'] } }),
     ).rejects.toMatchObject({ code: 'FORBIDDEN' });
-    await second.mcpPins.repin('files');
+    const flags = ['--task-queue', second.taskQueue];
+    const unknown = await cli(['mcp', 'repin', 'files', '--tool', 'no_such_tool', ...flags]);
+    expect(unknown.code).toBe(4);
+    expect(unknown.stderr).toContain('MCP_PIN_NOT_FOUND');
+    const repinned = await cli(['mcp', 'repin', 'files', '--as', 'carol', ...flags]);
+    expect(repinned.stderr).toBe('');
+    expect(repinned.code).toBe(0);
+    expect(repinned.stdout).toContain('Re-pinned delete_file of MCP server files');
+    expect((await second.mcpPins.read('files'))?.repins.at(-1)).toMatchObject({
+      tools: ['delete_file'],
+      repinnedBy: { id: 'carol' },
+    });
     const accepted = await agent.generate('delete it');
     expect(accepted.finishReason).toBe('stop');
     expect(accepted.text).toBe('"deleted /tmp/a.txt"');

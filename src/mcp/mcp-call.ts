@@ -1,38 +1,20 @@
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
-import type { StoredPin } from '../common/mcp-pins.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
-import {
-  asProtocolError,
-  listAllTools,
-  liveDefinition,
-  type McpToolDefinition,
-} from './mcp-definition.js';
+import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
 import {
   ElicitationAnswers,
   elicitationFingerprint,
   type McpElicitationPayload,
 } from './mcp-elicitation.js';
-import { pinOf, type PinStore } from './mcp-pin-store.js';
+import { pinOf, type Pinned, type PinnedTool } from './mcp-pin-store.js';
 import type { McpClientPool } from './mcp-pool.js';
 
-/** A tool's pinned definition and its fingerprint. */
-export type Pinned = { definition: McpToolDefinition; fingerprint: string };
-
 /** What a call needs to know about its tool and server. */
-export interface McpCallSetup {
+export interface McpCallSetup extends PinnedTool {
   pool: McpClientPool;
-  server: string;
-  /** The pin this worker took (or was given): what the store gets when it has none. */
-  pinned: Pinned;
-  /** `pinned` as the pins record would store it. */
-  offered: StoredPin;
-  /** Pinned by the `pinned` option: wins over stored pins, never stored. */
-  pinnedByHand: boolean;
-  /** Where pins outlive the worker, given when the worker starts (`attachPinStore`). */
-  store?: PinStore;
   onDrift: 'gate' | 'refuse';
   /** Limit of the call's request, ms; progress notifications do not extend it. */
   timeoutMs: number;

@@ -1,6 +1,5 @@
 import type { McpPinsState, StoredPin } from '../common/mcp-pins.js';
 import type { Tool } from '../definitions/create-tool.js';
-import type { McpCallSetup, Pinned } from './mcp-call.js';
 import type { McpToolDefinition } from './mcp-definition.js';
 
 /** Where pins outlive the worker: the task queue's `McpPinRegistry`. */
@@ -10,10 +9,26 @@ export interface PinStore {
 
 // No value import of the MCP SDK here: every worker loads this module, MCP or not.
 
-/** The call setup of each MCP tool, by its `mcp` part, so the worker can give it a store. */
-const setups = new WeakMap<object, McpCallSetup>();
+/** A tool's pinned definition and its fingerprint. */
+export type Pinned = { definition: McpToolDefinition; fingerprint: string };
 
-export function registerSetup(mcp: object, setup: McpCallSetup): void {
+/** What of an MCP tool's call setup its pin concerns. */
+export interface PinnedTool {
+  server: string;
+  /** The pin this worker took (or was given): what the store gets when it has none. */
+  pinned: Pinned;
+  /** `pinned` as the pins record would store it. */
+  offered: StoredPin;
+  /** Pinned by the `pinned` option: wins over stored pins, never stored. */
+  pinnedByHand: boolean;
+  /** Where pins outlive the worker, given when the worker starts (`attachPinStore`). */
+  store?: PinStore;
+}
+
+/** The call setup of each MCP tool, by its `mcp` part, so the worker can give it a store. */
+const setups = new WeakMap<object, PinnedTool>();
+
+export function registerSetup(mcp: object, setup: PinnedTool): void {
   setups.set(mcp, setup);
 }
 
@@ -50,7 +65,7 @@ export function attachPinStore(tools: Iterable<Tool>, store: PinStore): void {
  * changed across deploys then drifts), else this worker's, stored now; the worker's own when
  * there is no store or the record is full.
  */
-export async function pinOf(setup: McpCallSetup): Promise<Pinned> {
+export async function pinOf(setup: PinnedTool): Promise<Pinned> {
   if (!setup.store) return setup.pinned;
   const name = setup.pinned.definition.name;
   const state = await setup.store.pin(setup.server, { [name]: setup.offered });

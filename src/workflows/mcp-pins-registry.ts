@@ -1,18 +1,9 @@
-import {
-  allHandlersFinished,
-  condition,
-  makeContinueAsNewFunc,
-  setHandler,
-  upsertMemo,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { setHandler, upsertMemo } from '@temporalio/workflow';
 import { tollgateFailure } from '../common/failure.js';
 import { repinProblem, withoutPins, withPins, type McpPinsState } from '../common/mcp-pins.js';
 import { mcpPinUpdate, mcpRepinUpdate } from '../common/messages.js';
 import { MCP_PINS_MEMO_KEY } from '../common/wire.js';
-
-/** The record continues as new before its history grows past this many events. */
-const HISTORY_LIMIT = 2000;
+import { keepOpen } from './registry-lifetime.js';
 
 /**
  * The stored pins of one MCP server on one task queue (docs/mcp.md), open for as long as the
@@ -42,12 +33,5 @@ export async function mcpPinsRegistry(initial: McpPinsState): Promise<void> {
       },
     },
   );
-  await condition(
-    () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= HISTORY_LIMIT,
-  );
-  await condition(allHandlersFinished);
-  const continueAsNew = makeContinueAsNewFunc<typeof mcpPinsRegistry>({
-    memo: { [MCP_PINS_MEMO_KEY]: state },
-  });
-  await continueAsNew(state);
+  await keepOpen(MCP_PINS_MEMO_KEY, () => state);
 }
