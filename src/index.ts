@@ -107,3 +107,5 @@ export {
 } from './devserver/index.js';
 export type { GrantCaller, GrantFilter, GrantRegistry } from './temporal-client/grants.js';
 export type { Grant, GrantInput, GrantWithDecision } from './common/grant-types.js';
+export type { McpPinRegistry, RepinCaller } from './temporal-client/mcp-pins.js';
+export type { McpPinsState, McpRepin, StoredPin } from './common/mcp-pins.js';

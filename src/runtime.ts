@@ -26,6 +26,7 @@ import {
 } from './temporal-client/decision-settings.js';
 import { checkId } from './temporal-client/run-options.js';
 import { GrantRegistry } from './temporal-client/grants.js';
+import { McpPinRegistry } from './temporal-client/mcp-pins.js';
 import {
   countPollers,
   WorkerAvailability,
@@ -50,6 +51,8 @@ export class Tollgate {
   private readonly directory: AgentDirectory;
   /** Standing approvals of this task queue (docs/grants.md), held to each caller's scope. */
   readonly grants: GrantRegistry;
+  /** The MCP pins kept across deploys (docs/mcp.md "Pins across deploys"); re-pin through it. */
+  readonly mcpPins: McpPinRegistry;
   private readonly connections: TemporalConnections;
   /** The workflow worker first, then one activity worker per hosted agent (`createAgentWorkers`). */
   private agentWorkers: RunningWorker[] | undefined;
@@ -84,6 +87,7 @@ export class Tollgate {
     const client = () => this.connections.client();
     const pollers = async () => (await this.workerPollers()).pollers;
     this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);
+    this.mcpPins = new McpPinRegistry(client, this.taskQueue, pollers);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -127,20 +131,13 @@ export class Tollgate {
       tracing: await this.tracing,
       tuning: this.workerSettings.tuning,
       identity: this.workerIdentity,
+      pins: this.mcpPins,
       ...(this.channels ? { channels: this.channels } : {}),
     });
     this.agentWorkers = workers.map((worker) => ({ worker, running: worker.run() }));
     for (const { running } of this.agentWorkers)
       running.catch((error: unknown) => console.error('[tollgate] agent worker stopped:', error));
-    // The worker serves runs already started even when its agents cannot be published.
-    await this.directory
-      .publish(this.agents.descriptions(), this.workerIdentity)
-      .catch((error: unknown) =>
-        console.warn(
-          `[tollgate] the agents of task queue '${this.taskQueue}' could not be published; new runs of them are refused until a worker publishes them:`,
-          error,
-        ),
-      );
+    await this.directory.publish(this.agents.descriptions(), this.workerIdentity);
   }
 
   /**

@@ -22,6 +22,7 @@ import { logRelay } from './live/log-relay.js';
 import type { Tracing } from './telemetry/tracing.js';
 import type { WorkerTuning } from './worker-settings.js';
 import { agentTaskQueue } from './common/wire.js';
+import { attachPinStore, type PinStore } from './mcp/mcp-pin-store.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
 /** Always in the bundle: a run's updates are handled after the rest of its workflow task. */
@@ -83,6 +84,8 @@ export interface AgentWorkerOptions {
   identity: string;
   /** Webhooks that get the agents' waiting calls (docs/channels.md). */
   channels?: CheckedChannels;
+  /** Where the agents' MCP tools keep their pins across deploys. */
+  pins?: PinStore;
 }
 
 /**
@@ -92,6 +95,7 @@ export interface AgentWorkerOptions {
  * agents' activities, for runs started before they were routed (patch `tollgate-agent-queues`).
  */
 export async function createAgentWorkers(options: AgentWorkerOptions): Promise<Worker[]> {
+  if (options.pins) attachPinStore(options.agents.tools(), options.pins);
   const activities = createActivities({
     agents: options.agents,
     bus: options.bus,

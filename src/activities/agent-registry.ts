@@ -1,6 +1,7 @@
 import type { AgentDescription } from '../common/directory-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { Agent } from '../definitions/agent.js';
+import type { Tool } from '../definitions/create-tool.js';
 
 /** The agents a worker hosts, by id, sub-agents included (their runs are child workflows). */
 export class AgentRegistry {
@@ -51,6 +52,11 @@ export class AgentRegistry {
       );
     }
     return agent;
+  }
+
+  /** The tools of every hosted agent. */
+  tools(): Tool[] {
+    return [...this.agents.values()].flatMap((agent) => [...agent.tools.values()]);
   }
 
   /** What the directory publishes about each hosted agent: names, never code. */

@@ -5,9 +5,15 @@
  */
 import type { CommandSpec } from './command-spec.js';
 import { GRANT_COMMANDS } from './grant-commands.js';
+import { MCP_COMMANDS } from './mcp-commands.js';
 import { PROCESS_COMMANDS } from './process-commands.js';
 import { RUN_COMMANDS } from './run-commands.js';
 
 export { GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './command-spec.js';
 
-export const COMMANDS: CommandSpec[] = [...PROCESS_COMMANDS, ...RUN_COMMANDS, ...GRANT_COMMANDS];
+export const COMMANDS: CommandSpec[] = [
+  ...PROCESS_COMMANDS,
+  ...RUN_COMMANDS,
+  ...GRANT_COMMANDS,
+  ...MCP_COMMANDS,
+];

@@ -50,11 +50,17 @@ const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
   'GRANT_ALREADY_REVOKED',
 ]);
 
+const NOT_FOUND = new Set([
+  'RUN_NOT_FOUND',
+  'AGENT_NOT_FOUND',
+  'GRANT_NOT_FOUND',
+  'MCP_PIN_NOT_FOUND',
+]);
+
 /** Exit status for a failed command, from the error's code (`USAGE` for the CLI's own). */
 export function exitCodeOfError(code: string): ExitCode {
   if (code === 'USAGE' || code === 'INVALID_OPTIONS' || code === 'INVALID_GRANT') return EXIT.usage;
-  if (code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND' || code === 'GRANT_NOT_FOUND')
-    return EXIT.notFound;
+  if (NOT_FOUND.has(code)) return EXIT.notFound;
   if (REFUSALS.has(code as TollgateErrorCode)) return EXIT.refused;
   if (code === 'WORKER_UNAVAILABLE' || code === 'DECISION_NOT_CONFIRMED') return EXIT.unavailable;
   return EXIT.error;
@@ -73,7 +79,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   1  other errors (Temporal unreachable, unexpected failures)
   2  usage error (unknown command or option, missing argument, --data that is not JSON)
   3  the run waits for a decision (approval or resume data)
-  4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run; GRANT_NOT_FOUND)
+  4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run; GRANT_NOT_FOUND; MCP_PIN_NOT_FOUND)
   5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, NOT_AN_APPROVER, ...)
   6  the run failed (finished with an error)
   7  no worker applied the decision in time (WORKER_UNAVAILABLE, DECISION_NOT_CONFIRMED);

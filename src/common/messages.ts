@@ -12,6 +12,7 @@ import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-ty
 import type { Publication } from './directory-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { JsonValue } from './json.js';
+import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
 import type { ThreadAppend } from './thread-types.js';
 import {
@@ -19,6 +20,7 @@ import {
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
   GRANTS_UPDATES,
+  MCP_PINS_UPDATES,
   QUERIES,
   SIGNALS,
   THREAD_MESSAGES,
@@ -80,3 +82,11 @@ export const grantCreateUpdate = defineUpdate<Grant, [GrantRequest]>(GRANTS_UPDA
 
 /** Revokes a live grant; answers the grant revoked. */
 export const grantRevokeUpdate = defineUpdate<Grant, [GrantRevocation]>(GRANTS_UPDATES.revoke);
+
+/** Stores pins for tools of the server that have none yet; answers the record as it then is. */
+export const mcpPinUpdate = defineUpdate<McpPinsState, [Record<string, StoredPin>]>(
+  MCP_PINS_UPDATES.pin,
+);
+
+/** Drops stored pins on purpose (an operator accepts changed definitions); answers the record. */
+export const mcpRepinUpdate = defineUpdate<McpPinsState, [McpRepinRequest]>(MCP_PINS_UPDATES.repin);

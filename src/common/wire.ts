@@ -120,6 +120,23 @@ export const GRANTS_UPDATES = {
 /** Memo key under which the grants registry keeps its `GrantsState`. */
 export const GRANTS_MEMO_KEY = 'tollgateGrants';
 
+/** Workflow type of the stored pins of one MCP server on one task queue, kept open (docs/mcp.md). */
+export const MCP_PINS_WORKFLOW = 'mcpPinsRegistry';
+
+/** Internal updates of an MCP pins record. */
+export const MCP_PINS_UPDATES = {
+  pin: 'tollgate.mcpPin',
+  repin: 'tollgate.mcpRepin',
+} as const;
+
+/** Memo key under which an MCP pins record keeps its `McpPinsState`. */
+export const MCP_PINS_MEMO_KEY = 'tollgateMcpPins';
+
+/** Workflow id of the pins of MCP server `server` on `taskQueue`; both parts URI-encoded. */
+export function mcpPinsId(taskQueue: string, server: string): string {
+  return `tollgate-mcp-pins/${encodeURIComponent(taskQueue)}/${encodeURIComponent(server)}`;
+}
+
 /**
  * The task queue of one agent's activities (model steps, tool calls, its policies and hooks) on
  * `taskQueue`: only workers hosting the agent poll it, so its work never reaches a worker that

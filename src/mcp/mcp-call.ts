@@ -3,24 +3,18 @@ import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
-import {
-  asProtocolError,
-  listAllTools,
-  liveDefinition,
-  type McpToolDefinition,
-} from './mcp-definition.js';
+import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
 import {
   ElicitationAnswers,
   elicitationFingerprint,
   type McpElicitationPayload,
 } from './mcp-elicitation.js';
+import { pinOf, type Pinned, type PinnedTool } from './mcp-pin-store.js';
 import type { McpClientPool } from './mcp-pool.js';
 
 /** What a call needs to know about its tool and server. */
-export interface McpCallSetup {
+export interface McpCallSetup extends PinnedTool {
   pool: McpClientPool;
-  server: string;
-  pinned: { definition: McpToolDefinition; fingerprint: string };
   onDrift: 'gate' | 'refuse';
   /** Limit of the call's request, ms; progress notifications do not extend it. */
   timeoutMs: number;
@@ -28,18 +22,19 @@ export interface McpCallSetup {
   retriesSafe: boolean;
 }
 
-/** The tool as the server lists it now (`liveDefinition`), read over a pooled connection. */
+/**
+ * The tool as the server lists it now (`liveDefinition`), read over a pooled connection, against
+ * the pin that holds (`pinOf`).
+ */
 export async function currentDefinition(
   setup: McpCallSetup,
-): Promise<{ fingerprint: string; drift?: string }> {
+): Promise<{ fingerprint: string; drift?: string; pinned: Pinned }> {
+  const pinned = await pinOf(setup);
   const lease = await setup.pool.lease();
   let broken = false;
   try {
-    return liveDefinition(
-      setup.server,
-      setup.pinned,
-      await listAllTools(lease.client, setup.server),
-    );
+    const listed = await listAllTools(lease.client, setup.server);
+    return { ...liveDefinition(setup.server, pinned, listed), pinned };
   } catch (error) {
     broken = true;
     throw error;
@@ -62,7 +57,7 @@ async function checkDefinition(setup: McpCallSetup, context: ToolExecutionContex
       `${live.drift} The call was refused (onDrift: 'refuse'); review the server and define the agent again.`,
     );
   }
-  if (live.fingerprint === (context.approvedDefinition ?? setup.pinned.fingerprint)) return;
+  if (live.fingerprint === (context.approvedDefinition ?? live.pinned.fingerprint)) return;
   const name = setup.pinned.definition.name;
   const what = live.drift ?? 'it is back to its pinned definition.';
   throw new DefinitionChanged(

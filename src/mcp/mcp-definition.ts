@@ -5,13 +5,14 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
 import { TollgateError } from '../common/errors.js';
-import { canonicalJson } from '../common/json.js';
+import { canonicalJson, toJsonValue, type JsonObject } from '../common/json.js';
+import { MAX_STORED_DEFINITION, type StoredPin } from '../common/mcp-pins.js';
 import { sha256Hex } from '../common/sha256.js';
 
 export type { McpToolDefinition, ToolAnnotations };
 
 /** What a definition is pinned by: what the model is told and what the gate is judged on. */
-function pinnedParts(tool: McpToolDefinition) {
+export function pinnedParts(tool: McpToolDefinition) {
   return {
     name: tool.name,
     description: tool.description ?? null,
@@ -23,6 +24,20 @@ function pinnedParts(tool: McpToolDefinition) {
 /** Hex SHA-256 of the canonical JSON of the tool's name, description, input schema, annotations. */
 export function definitionFingerprint(tool: McpToolDefinition): string {
   return sha256Hex(canonicalJson(pinnedParts(tool)));
+}
+
+/** What the pins record keeps of a pin: the definition too, when it is small enough. */
+export function storedPinOf(pinned: {
+  definition: McpToolDefinition;
+  fingerprint: string;
+}): StoredPin {
+  const parts = pinnedParts(pinned.definition);
+  const small = canonicalJson(parts).length <= MAX_STORED_DEFINITION;
+  return {
+    fingerprint: pinned.fingerprint,
+    ...(small ? { definition: toJsonValue(parts) as JsonObject } : {}),
+    pinnedAt: new Date().toISOString(),
+  };
 }
 
 /**

@@ -12,10 +12,12 @@ import {
   definitionFingerprint,
   gatedByAnnotations,
   listAllTools,
+  storedPinOf,
   type McpToolDefinition,
   type ToolAnnotations,
 } from './mcp-definition.js';
 import { checkMcpOptions, serverLabel, type McpToolsOptions } from './mcp-options.js';
+import { registerSetup } from './mcp-pin-store.js';
 import { McpClientPool } from './mcp-pool.js';
 
 /** A Tollgate tool backed by a tool of an MCP server. */
@@ -25,7 +27,10 @@ export type McpTool = Tool & {
     server: string;
     /** The tool's name on the server. */
     name: string;
-    /** The pinned definition's fingerprint: save it to pin it across deploys (`pinned`). */
+    /**
+     * The fingerprint this worker pinned (or was given by `pinned`); a worker keeps the first pin
+     * of each tool in Temporal, which then holds over this one (docs/mcp.md).
+     */
     fingerprint: string;
     /** The tool's annotations, as pinned. */
     annotations?: ToolAnnotations;
@@ -108,11 +113,14 @@ function toTool(
 ): McpTool {
   const { options, server, pool } = shared;
   const overrides = options.tools?.[definition.name] ?? {};
-  const fingerprint = options.pinned?.[definition.name] ?? definitionFingerprint(definition);
+  const byHand = options.pinned?.[definition.name];
+  const fingerprint = byHand ?? definitionFingerprint(definition);
   const setup: McpCallSetup = {
     pool,
     server,
     pinned: { definition, fingerprint },
+    offered: storedPinOf({ definition, fingerprint }),
+    pinnedByHand: byHand !== undefined,
     onDrift: options.onDrift ?? 'gate',
     timeoutMs: overrides.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     retriesSafe: overrides.retry !== undefined,
@@ -136,6 +144,7 @@ function toTool(
     fingerprint,
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
   };
+  registerSetup(mcp, setup);
   return Object.freeze({ ...tool, mcp });
 }
 
@@ -151,10 +160,10 @@ async function decideGate(
   args: unknown,
   context: ApprovalPredicateContext,
 ): Promise<GateAnswer> {
-  const { fingerprint, drift } = await currentDefinition(setup);
+  const { fingerprint, drift, pinned } = await currentDefinition(setup);
   if (drift !== undefined && setup.onDrift === 'refuse') {
     const note = `${drift} The call will be refused (onDrift: 'refuse').`;
-    return { gated: false, note, definition: setup.pinned.fingerprint };
+    return { gated: false, note, definition: pinned.fingerprint };
   }
   if (drift !== undefined) {
     const note = `${drift} No grant covers a changed tool: a person must approve this call.`;

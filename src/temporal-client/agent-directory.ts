@@ -133,9 +133,19 @@ export class AgentDirectory {
 
   /**
    * Publishes that `worker` hosts `agents`: a new entry says so at once; an existing one once a
-   * worker of the queue applies the update (not awaited).
+   * worker of the queue applies the update (not awaited). A failure is logged, not thrown: the
+   * worker serves runs already started even when its agents cannot be published.
    */
   async publish(agents: AgentDescription[], worker: string): Promise<void> {
+    await this.publishAll(agents, worker).catch((error: unknown) =>
+      console.warn(
+        `[tollgate] the agents of task queue '${this.taskQueue}' could not be published; new runs of them are refused until a worker publishes them:`,
+        error,
+      ),
+    );
+  }
+
+  private async publishAll(agents: AgentDescription[], worker: string): Promise<void> {
     const client = await this.client();
     await Promise.all(
       agents.map(async (agent) => {

@@ -1,22 +1,14 @@
-import {
-  allHandlersFinished,
-  condition,
-  makeContinueAsNewFunc,
-  setHandler,
-  upsertMemo,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { setHandler, upsertMemo } from '@temporalio/workflow';
 import type { DirectoryEntryState, Publication } from '../common/directory-types.js';
 import {
   directoryPublishUpdate as publishUpdate,
   directoryWithdrawUpdate as withdrawUpdate,
 } from '../common/messages.js';
 import { DIRECTORY_MEMO_KEY } from '../common/wire.js';
+import { keepOpen } from './registry-lifetime.js';
 
 /** Workers an entry remembers: a crashed worker never withdraws, so the oldest are dropped. */
 const REMEMBERED_WORKERS = 50;
-/** An entry continues as new before its history grows past this many events. */
-const HISTORY_LIMIT = 2000;
 
 /**
  * The directory entry of one agent on one task queue: open for as long as the agent is listed.
@@ -33,14 +25,7 @@ export async function agentDirectoryEntry(initial: DirectoryEntryState): Promise
     const workers = Object.entries(state.workers).filter(([identity]) => identity !== worker);
     keep({ ...state, workers: Object.fromEntries(workers) });
   });
-  await condition(
-    () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= HISTORY_LIMIT,
-  );
-  await condition(allHandlersFinished);
-  const continueAsNew = makeContinueAsNewFunc<typeof agentDirectoryEntry>({
-    memo: { [DIRECTORY_MEMO_KEY]: state },
-  });
-  await continueAsNew(state);
+  await keepOpen(DIRECTORY_MEMO_KEY, () => state);
 }
 
 /** The state after `publication`: its description, its worker added, the oldest workers dropped. */

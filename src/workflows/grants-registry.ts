@@ -1,12 +1,4 @@
-import {
-  allHandlersFinished,
-  condition,
-  makeContinueAsNewFunc,
-  setHandler,
-  upsertMemo,
-  uuid4,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { condition, setHandler, upsertMemo, uuid4 } from '@temporalio/workflow';
 import type { GrantsState } from '../common/grant-types.js';
 import {
   createProblem,
@@ -20,9 +12,7 @@ import { grantCreateUpdate, grantRevokeUpdate } from '../common/messages.js';
 import { tollgateFailure } from '../common/failure.js';
 import type { TollgateError } from '../common/errors.js';
 import { GRANTS_MEMO_KEY } from '../common/wire.js';
-
-/** The registry continues as new before its history grows past this many events. */
-const HISTORY_LIMIT = 2000;
+import { historyTooLong, keepOpen } from './registry-lifetime.js';
 
 /**
  * The grants of one task queue (docs/grants.md), open for as long as grants are used. Its state
@@ -57,20 +47,14 @@ export async function grantsRegistry(initial: GrantsState): Promise<void> {
     },
     { validator: (revocation) => refuse(revokeProblem(state, revocation?.grantId, Date.now())) },
   );
-  const tooLong = () =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength >= HISTORY_LIMIT;
-  while (!tooLong()) {
+  while (!historyTooLong()) {
     const seen = state;
-    const changed = () => state !== seen || tooLong();
+    const changed = () => state !== seen || historyTooLong();
     const expiry = nextExpiry(state);
     // Wakes when a grant expires, to drop it, or when an update changed the grants.
     if (expiry === undefined) await condition(changed);
     else await condition(changed, Math.max(1, expiry - Date.now()));
     keep(pruned(state, Date.now()));
   }
-  await condition(allHandlersFinished);
-  const continueAsNew = makeContinueAsNewFunc<typeof grantsRegistry>({
-    memo: { [GRANTS_MEMO_KEY]: state },
-  });
-  await continueAsNew(state);
+  await keepOpen(GRANTS_MEMO_KEY, () => state);
 }

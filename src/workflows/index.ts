@@ -3,3 +3,4 @@ export { agentRun } from './agent-run.js';
 export { agentThread } from './agent-thread.js';
 export { agentDirectoryEntry } from './agent-directory.js';
 export { grantsRegistry } from './grants-registry.js';
+export { mcpPinsRegistry } from './mcp-pins-registry.js';
