@@ -21,9 +21,15 @@ const modelStep = { heartbeatTimeoutMs: 5000, maximumAttempts: 3 };
 const huge = scriptedModel([{ text: bigText(25, 100_000) }], 'huge');
 const large = scriptedModel([{ text: bigText(12, 100_000) }], 'large');
 const small = scriptedModel([{ text: bigText(2, 6000) }], 'small');
+// Issue 25.6: re-run with a step whose tool call carries 4 MB of arguments.
+const bigArgs = scriptedModel(
+  [{ toolCalls: [{ toolName: 'store', args: { blob: 'x'.repeat(4 * 1024 * 1024) } }] }],
+  'big-args',
+);
 const agents = [
   new Agent({ id: 'size-huge', model: huge, modelStep }),
   new Agent({ id: 'size-large', model: large, modelStep }),
+  new Agent({ id: 'size-big-args', model: bigArgs, modelStep }),
   new Agent({
     id: 'size-limited',
     model: small,
@@ -57,6 +63,15 @@ describe('model step output size', () => {
     expect(failure.message).toMatch(/produced \d{7} bytes/);
     expect(huge.prompts).toHaveLength(1);
     expect(await activityAttempts(tollgate, stream.runId, 'modelStep')).toEqual([1]);
+  });
+
+  it('fails a step with 4 MB of tool-call arguments on its first attempt, with the code on its error chunk', async () => {
+    const output = await tollgate.getAgent('size-big-args').generate('store it');
+    expect(output.finishReason).toBe('error');
+    expect(output.errorCode).toBe('PAYLOAD_TOO_LARGE');
+    expect(output.error).toMatch(/over the limit of 1900000 bytes/);
+    expect(bigArgs.prompts).toHaveLength(1);
+    expect(await activityAttempts(tollgate, output.runId, 'modelStep')).toEqual([1]);
   });
 
   it('completes a 1.2 MB step: its text travels once, not twice', async () => {
