@@ -5,6 +5,19 @@ import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.
 /** How a decision reached the run. */
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
 
+/** Whether a call waits for approval, which rule said so, and what it binds (its `gate` entry). */
+export interface GateOutcome {
+  gated: boolean;
+  source: string;
+  note?: string;
+  /** `false`: no grant may cover the call (its tool's definition changed since it was pinned). */
+  grantable?: boolean;
+  /** The tool definition the gate saw (an MCP tool's fingerprint); the approval binds to it. */
+  definition?: string;
+  /** The run's request replaced the agent's approval rules (`approvalOverride`). */
+  override?: ApprovalOverride;
+}
+
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
 export type AuditEntry = ToolCallAuditEntry | CompactionAuditEntry;
 
@@ -16,18 +29,7 @@ export type ToolCallAuditEntry = {
   /** The tool's `id`, when it differs from `toolName` (its key). */
   toolId?: string;
 } & (
-  | {
-      type: 'gate';
-      gated: boolean;
-      source: string;
-      note?: string;
-      /** `false`: no grant could cover the call (its tool's definition changed). */
-      grantable?: boolean;
-      /** The tool definition the gate saw (an MCP tool's fingerprint); the approval binds to it. */
-      definition?: string;
-      /** The run's request replaced the agent's approval rules (`approvalOverride`). */
-      override?: ApprovalOverride;
-    }
+  | ({ type: 'gate' } & GateOutcome)
   | {
       type: 'request';
       kind: 'approval' | 'suspension';

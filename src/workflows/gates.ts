@@ -1,6 +1,7 @@
 import { log } from '@temporalio/workflow';
 import { refOf, type ToolCallRef } from '../common/chunks.js';
 import type { ApprovalOverride } from '../common/approval-rules.js';
+import type { GateOutcome } from '../common/audit-types.js';
 import type { JsonObject } from '../common/json.js';
 import type {
   AgentManifest,
@@ -27,17 +28,7 @@ export interface GateContext {
   override?: ApprovalOverride;
 }
 
-/** Whether a call waits for approval, and which rule said so (for the audit trail). */
-export interface GateOutcome {
-  gated: boolean;
-  source: string;
-  note?: string;
-  /** `false`: no grant may cover the call (its tool changed since it was pinned). */
-  grantable?: boolean;
-  /** What the call will run, as the gate saw it: its approval binds to it. */
-  definition?: string;
-  override?: ApprovalOverride;
-}
+export type { GateOutcome };
 
 /**
  * Decides, once per call, whether it waits for approval (SPEC §5). Predicates run as activities,
