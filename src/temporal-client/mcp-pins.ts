@@ -81,7 +81,8 @@ export class McpPinRegistry {
         return initial;
       } catch (error) {
         // Another worker stored first: its pins win, ours are offered to its record.
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError))
+          throw await toTollgateError(error, id);
       }
     }
     try {

@@ -231,9 +231,16 @@ export function extractResumeData(
   );
 }
 
+/**
+ * The approval wait awaits its reminder: on the agent's queue, a reminder that no host takes
+ * within 30 s gives up (it is logged), so the call's deadline still fires while no host runs.
+ */
 export function sendReminder(input: ReminderInput, queue: string | undefined): Promise<void> {
+  const options = { ...CONTROL, summary: `reminder: ${input.toolName} waits` };
   return control.sendReminder.executeWithOptions(
-    onQueue({ ...CONTROL, summary: `reminder: ${input.toolName} waits` }, queue),
+    queue === undefined
+      ? options
+      : { ...options, taskQueue: queue, scheduleToStartTimeout: '30 seconds' },
     [input],
   );
 }
@@ -258,9 +265,16 @@ const CHANNEL_NOTICE: ActivityOptions = {
   },
 };
 
-export function sendChannelNotice(input: ChannelNoticeInput): Promise<void> {
+/** On the agent's queue: the host that described the agent's channels holds their webhooks. */
+export function sendChannelNotice(
+  input: ChannelNoticeInput,
+  queue: string | undefined,
+): Promise<void> {
   return control.sendChannelNotice.executeWithOptions(
-    { ...CHANNEL_NOTICE, summary: `${input.kind} to ${input.target}: ${input.toolName}` },
+    onQueue(
+      { ...CHANNEL_NOTICE, summary: `${input.kind} to ${input.target}: ${input.toolName}` },
+      queue,
+    ),
     [input],
   );
 }

@@ -55,7 +55,7 @@ export function channelNotices(
           ...(rules.quorum !== undefined ? { quorum: rules.quorum } : {}),
           ...extra,
         };
-        sendChannelNotice(notice).catch((error: unknown) =>
+        sendChannelNotice(notice, context.state.agentQueue).catch((error: unknown) =>
           log.warn('Channel notice could not be delivered', {
             target,
             noticeId: notice.noticeId,

@@ -85,8 +85,13 @@ export function localExecuteTool(
 ): Promise<ExecuteToolOutput> {
   return local.executeTool.executeWithOptions(
     localOptions(tool.timeoutMs, tool.retry, `tool ${tool.toolId ?? tool.name} (local)`),
-    [{ ...input, idempotencyKey: `${input.runId}:step-${position.step}:call-${position.index}` }],
+    [{ ...input, idempotencyKey: positionKey(input.runId, position) }],
   );
+}
+
+/** A local call's idempotency key: its position, which a rerun after a crash reaches again. */
+export function positionKey(runId: string, position: { step: number; index: number }): string {
+  return `${runId}:step-${position.step}:call-${position.index}`;
 }
 
 /**

@@ -12,7 +12,13 @@ import type { ToolRunContext } from './tool-run-context.js';
 import type { Decision } from './waiting-call.js';
 import { namingOf } from './tool-naming.js';
 import { auditRef } from './audit-log.js';
-import { currentStep, localExecuteTool, localOrHosted, runsLocally } from './local-execution.js';
+import {
+  currentStep,
+  localExecuteTool,
+  localOrHosted,
+  positionKey,
+  runsLocally,
+} from './local-execution.js';
 import {
   DEFAULT_DECLINE_REASON,
   declined,
@@ -192,7 +198,9 @@ async function execute(
   };
   try {
     const queue = context.state.agentQueue;
-    const hosted = () => executeTool(tool, input, queue);
+    // Done where the agent is hosted instead, a local call keeps its position's key.
+    const keyed = local ? { ...input, idempotencyKey: positionKey(input.runId, local) } : input;
+    const hosted = () => executeTool(tool, keyed, queue);
     return await (local
       ? localOrHosted(() => localExecuteTool(tool, input, local), queue, hosted)
       : hosted());
