@@ -5,7 +5,13 @@ import { DEFAULT_THREAD_SETTINGS } from '../src/activities/memory.js';
 import type { JsonValue } from '../src/common/json.js';
 import type { ThreadInput } from '../src/common/run-types.js';
 import { DEFAULT_THREAD_MAX_BYTES, jsonByteLength } from '../src/common/thread-retention.js';
-import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
+import {
+  agentTaskQueue,
+  THREAD_MESSAGES,
+  THREAD_WORKFLOW,
+  threadWorkflowId,
+} from '../src/common/wire.js';
+import { recentPollers } from '../src/temporal-client/worker-pollers.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   eventually,
@@ -295,4 +301,76 @@ describe('memory: conversations kept in Temporal across runs', () => {
       code: 'INVALID_OPTIONS',
     });
   });
+});
+
+describe('auto-resume while no worker hosts the agent', () => {
+  const opened: Tollgate[] = [];
+  afterAll(async () => {
+    for (const tollgate of opened) await tollgate.shutdown().catch(() => undefined);
+  });
+
+  it('refuses the resuming message with WORKER_UNAVAILABLE instead of waiting, and sends nothing', async () => {
+    let asked = 0;
+    const ask = createTool({
+      id: 'get-weather',
+      inputSchema: z.object({}),
+      resumeSchema: z.object({ city: z.string() }),
+      execute: async (_input, context) => {
+        asked++;
+        return context.agent.resumeData ? { city: 'x' } : context.agent.suspend({ q: 'city?' });
+      },
+    });
+    const agent = new Agent({
+      id: 'resume-no-host',
+      model: scriptedModel(memoryModel),
+      tools: { 'get-weather': ask },
+      defaultOptions: { autoResumeSuspendedTools: true },
+    });
+    const queue = uniqueQueue('resume-no-host');
+    const worker = new Tollgate({ agents: { agent }, temporal: { taskQueue: queue } });
+    opened.push(worker);
+    await worker.startWorker();
+    const thread = { thread: uniqueId('thread'), resource: 'user-8' };
+    const parked = await worker.getAgent('resume-no-host').generate("What's the weather?", {
+      memory: thread,
+    });
+    expect(parked.finishReason).toBe('suspended');
+    await worker.shutdown();
+
+    const client = new Tollgate({
+      temporal: { taskQueue: queue },
+      decisions: { workerSeenWithin: 2000 },
+    });
+    opened.push(client);
+    const history = async () =>
+      (await (await client.client()).workflow.getHandle(parked.runId).fetchHistory()).events!
+        .length;
+    const before = await history();
+    // Visibility lists the parked run a moment after it parked, and the stopped worker's polls
+    // of the agent's queue must age past `workerSeenWithin`: otherwise the message would be sent.
+    const temporal = await client.client();
+    await eventually(async () => {
+      const { runs } = await client
+        .getAgent('resume-no-host')
+        .listSuspendedRuns({ threadId: thread.thread, resourceId: thread.resource });
+      expect(runs.map((run) => run.runId)).toContain(parked.runId);
+      const hosts = await recentPollers(
+        temporal,
+        agentTaskQueue(queue, 'resume-no-host'),
+        2000,
+        'activity',
+      );
+      expect(hosts.size).toBe(0);
+    }, 30_000);
+    const refused = await client
+      .getAgent('resume-no-host')
+      .generate('Paris', { memory: thread })
+      .then(
+        () => undefined,
+        (e: unknown) => e as { code?: string },
+      );
+    expect(refused).toMatchObject({ code: 'WORKER_UNAVAILABLE' });
+    expect(await history()).toBe(before);
+    expect(asked).toBe(1);
+  }, 90_000);
 });

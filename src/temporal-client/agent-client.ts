@@ -72,7 +72,7 @@ export class AgentClient {
     const rights = this.guard.startRights(opts);
     await this.context.requireAgent(this.agentId);
     const client = await this.context.client();
-    const resumed = await autoResume(this.agentId, client, this.context.bus, initial, opts);
+    const resumed = await autoResume(this.agentId, client, this.context, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
     const started = await startRun(this.context, this.agentId, client, initial, opts, rights);
     return this.follow(client, started.runId, 0, started.live);
