@@ -44,20 +44,9 @@ describe('a request only tightens the agent’s gates (issue 24, defects 6 and 7
       return { done: input.id };
     },
   });
-  // Its own predicate never gates it: only a request that gates every call does.
-  const lookup = createTool({
-    id: 'lookup',
-    inputSchema: z.object({ id: z.string() }),
-    requireApproval: () => false,
-    execute: async (input) => {
-      executed.push({ tool: 'lookup', id: input.id });
-      return { done: input.id };
-    },
-  });
   const tools = Object.fromEntries(
     [
       deleteRecord,
-      lookup,
       gatedRecordingTool('purge', executed),
       // Approves itself after an hour: a request's earlier deadline must not approve.
       gatedRecordingTool('patch-prod', executed, { timeout: '1 hour', onTimeout: 'approve' }),
@@ -172,16 +161,6 @@ describe('a request only tightens the agent’s gates (issue 24, defects 6 and 7
     expect(run.finishReason).toBe('suspended');
     expect(await gateOf(run.runId)).toMatchObject({ gated: true, source: 'agent' });
     expect(ran('delete-record', 'd3')).toBe(0);
-  });
-
-  it('gates a tool with its own predicate when the request gates every call', async () => {
-    const free = await as('eve').generate('lookup l1');
-    expect(free.finishReason).toBe('stop');
-    expect(ran('lookup', 'l1')).toBe(1);
-    const gated = await as('eve').generate('lookup l2', { requireToolApproval: true });
-    expect(gated.finishReason).toBe('suspended');
-    expect(await gateOf(gated.runId)).toMatchObject({ gated: true, source: 'request' });
-    expect(ran('lookup', 'l2')).toBe(0);
   });
 
   it("narrows the agent's approvers with a request's instead of replacing them; only an admin may replace them", async () => {

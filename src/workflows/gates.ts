@@ -69,14 +69,6 @@ export async function decideGates(
     );
   }
   await Promise.all(evaluations);
-  // A request that gates every call gates a tool with its own predicate (an MCP tool) too.
-  if (context.onlyTightens && context.policy.kind === 'always') {
-    for (const call of byToolPredicate) {
-      const outcome = outcomes.get(call.toolCallId)!;
-      if (!outcome.gated)
-        outcomes.set(call.toolCallId, { ...outcome, gated: true, source: 'request' });
-    }
-  }
   const override = context.override;
   if (override) for (const outcome of outcomes.values()) outcome.override = override;
   return outcomes;
