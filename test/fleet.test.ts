@@ -5,10 +5,14 @@
  * before anything is recorded, and the call runs once when a host returns.
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { agentTaskQueue } from '../src/common/wire.js';
 import { Tollgate } from '../src/index.js';
-import { recentPollers } from '../src/temporal-client/worker-pollers.js';
-import { eventually, gatedTestAgent, hostAgents, uniqueQueue } from './support/harness.js';
+import {
+  eventually,
+  gatedTestAgent,
+  hostAgents,
+  uniqueQueue,
+  untilNoHostPolls,
+} from './support/harness.js';
 
 describe('a fleet of workers hosting different agents on one task queue', () => {
   const opened: Tollgate[] = [];
@@ -69,16 +73,7 @@ describe('a fleet of workers hosting different agents on one task queue', () => 
       (await (await decider.client()).workflow.getHandle(run.runId).fetchHistory()).events!.length;
     // Temporal lists release 1's pollers of the agent's queue until they are older than
     // `workerSeenWithin`; a decision sent before then is applied and its call waits for a host.
-    const client = await decider.client();
-    await eventually(async () => {
-      const hosts = await recentPollers(
-        client,
-        agentTaskQueue(queue, 'fleet-parked'),
-        5000,
-        'activity',
-      );
-      expect(hosts.size).toBe(0);
-    }, 60_000);
+    await untilNoHostPolls(await decider.client(), queue, 'fleet-parked', 5000);
     const refused = await decider
       .getAgent('fleet-parked')
       .approveToolCall({ runId: run.runId })

@@ -5,16 +5,11 @@ import { DEFAULT_THREAD_SETTINGS } from '../src/activities/memory.js';
 import type { JsonValue } from '../src/common/json.js';
 import type { ThreadInput } from '../src/common/run-types.js';
 import { DEFAULT_THREAD_MAX_BYTES, jsonByteLength } from '../src/common/thread-retention.js';
-import {
-  agentTaskQueue,
-  THREAD_MESSAGES,
-  THREAD_WORKFLOW,
-  threadWorkflowId,
-} from '../src/common/wire.js';
-import { recentPollers } from '../src/temporal-client/worker-pollers.js';
+import { THREAD_MESSAGES, THREAD_WORKFLOW, threadWorkflowId } from '../src/common/wire.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   eventually,
+  untilNoHostPolls,
   recordingTool,
   uniqueId,
   uniqueQueue,
@@ -346,22 +341,16 @@ describe('auto-resume while no worker hosts the agent', () => {
       (await (await client.client()).workflow.getHandle(parked.runId).fetchHistory()).events!
         .length;
     const before = await history();
-    // Visibility lists the parked run a moment after it parked, and the stopped worker's polls
-    // of the agent's queue must age past `workerSeenWithin`: otherwise the message would be sent.
+    // Visibility lists the parked run a moment after it parked; then the stopped worker's polls
+    // of the agent's queue must age past `workerSeenWithin`, or the message would be sent.
     const temporal = await client.client();
     await eventually(async () => {
       const { runs } = await client
         .getAgent('resume-no-host')
         .listSuspendedRuns({ threadId: thread.thread, resourceId: thread.resource });
       expect(runs.map((run) => run.runId)).toContain(parked.runId);
-      const hosts = await recentPollers(
-        temporal,
-        agentTaskQueue(queue, 'resume-no-host'),
-        2000,
-        'activity',
-      );
-      expect(hosts.size).toBe(0);
     }, 30_000);
+    await untilNoHostPolls(temporal, queue, 'resume-no-host', 2000);
     const refused = await client
       .getAgent('resume-no-host')
       .generate('Paris', { memory: thread })

@@ -6,7 +6,7 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
-import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import { FAILURE_TYPE_PREFIX, TollgateError } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
 import type {
   AgentManifest,
@@ -117,7 +117,7 @@ function agentNotHostedHere(error: unknown): boolean {
   return (
     error instanceof ActivityFailure &&
     error.cause instanceof ApplicationFailure &&
-    error.cause.type === FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND'
+    TollgateError.codeOfFailureType(error.cause.type) === 'AGENT_NOT_FOUND'
   );
 }
 

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { AgentRegistry } from '../../src/activities/agent-registry.js';
 import { AgentDirectory } from '../../src/temporal-client/agent-directory.js';
+import { recentPollers } from '../../src/temporal-client/worker-pollers.js';
+import { agentTaskQueue } from '../../src/common/wire.js';
 import { z } from 'zod';
 import {
   Agent,
@@ -237,4 +239,21 @@ export async function publishWithoutWorker(
 ): Promise<void> {
   const directory = new AgentDirectory(() => tollgate.client(), taskQueue, 75_000);
   await directory.publish(new AgentRegistry(agents).descriptions(), worker);
+}
+
+/**
+ * Waits until Temporal lists no worker polling `agentId`'s own task queue on `taskQueue` within
+ * `seenWithinMs`: a stopped worker's polls count until they are that old.
+ */
+export async function untilNoHostPolls(
+  client: Client,
+  taskQueue: string,
+  agentId: string,
+  seenWithinMs: number,
+): Promise<void> {
+  await eventually(async () => {
+    const queue = agentTaskQueue(taskQueue, agentId);
+    const hosts = await recentPollers(client, queue, seenWithinMs, 'activity');
+    if (hosts.size > 0) throw new Error(`${queue} is still polled by ${[...hosts].join(', ')}`);
+  }, 60_000);
 }
