@@ -38,7 +38,14 @@ export {
   type GetAgentOptions,
 } from './runtime.js';
 export { SCOPE_ACTIONS, type Scope, type ScopeAction } from './common/scope.js';
-export type { WorkerSettings } from './worker-settings.js';
+export type { Versioning, WorkerDeployment, WorkerSettings } from './worker-settings.js';
+export type {
+  DeploymentCaller,
+  DeploymentReport,
+  Deployments,
+  VersionReport,
+  VersionStatus,
+} from './temporal-client/deployments.js';
 export type { DecisionSettings } from './temporal-client/decision-settings.js';
 export type { DecideManyOptions } from './temporal-client/decide-many.js';
 export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';

@@ -1,4 +1,6 @@
 import type { NativeConnection, Worker } from '@temporalio/worker';
+import { TollgateError } from './common/errors.js';
+import { messageOf } from './common/message-of.js';
 
 /** A Temporal worker and the promise of its `run()`. */
 export interface RunningWorker {
@@ -57,4 +59,24 @@ export async function stopWorkers(
     ]);
     await connection?.close().catch(() => undefined);
   }
+}
+
+/**
+ * Resolves when `main` stopped as part of a shutdown (`closing()` true by then); otherwise
+ * rejects with `WORKER_STOPPED` naming why, with the worker's failure as its cause.
+ */
+export async function workerStoppedByItself(
+  main: RunningWorker,
+  closing: () => boolean,
+  taskQueue: string,
+): Promise<void> {
+  const { failure } = await workerEnd(main);
+  // A failure while shutting down is part of the shutdown.
+  if (closing()) return;
+  const why = failure === undefined ? 'without shutdown()' : `by itself: ${messageOf(failure)}`;
+  throw new TollgateError(
+    'WORKER_STOPPED',
+    `The agent worker on task queue '${taskQueue}' stopped ${why}`,
+    failure === undefined ? undefined : { cause: failure },
+  );
 }

@@ -8,12 +8,11 @@ import { checkChannels, type CheckedChannels } from './channels/channel-options.
 import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
-import { messageOf } from './common/message-of.js';
 import { checkScope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import { openLiveTransport } from './live/live-options.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
-import { stopWorkers, workerEnd, type RunningWorker } from './running-worker.js';
+import { stopWorkers, workerStoppedByItself, type RunningWorker } from './running-worker.js';
 import type { GetAgentOptions, TollgateOptions } from './runtime-options.js';
 import type { Tracing } from './telemetry/tracing.js';
 import { TemporalConnections } from './temporal-connections.js';
@@ -25,6 +24,7 @@ import {
   type CheckedDecisionSettings,
 } from './temporal-client/decision-settings.js';
 import { checkId } from './temporal-client/run-options.js';
+import { Deployments } from './temporal-client/deployments.js';
 import { GrantRegistry } from './temporal-client/grants.js';
 import { McpPinRegistry } from './temporal-client/mcp-pins.js';
 import {
@@ -53,6 +53,8 @@ export class Tollgate {
   readonly grants: GrantRegistry;
   /** The MCP pins kept across deploys (docs/mcp.md "Pins across deploys"); re-pin through it. */
   readonly mcpPins: McpPinRegistry;
+  /** The Worker Deployments serving this task queue (docs/deploying.md): report, roll, retire. */
+  readonly deployments: Deployments;
   private readonly connections: TemporalConnections;
   /** The workflow worker first, then one activity worker per hosted agent (`createAgentWorkers`). */
   private agentWorkers: RunningWorker[] | undefined;
@@ -72,22 +74,20 @@ export class Tollgate {
     this.workerSettings = checkWorkerSettings(options.worker);
     this.decisionSettings = checkDecisionSettings(options.decisions);
     this.channels = options.channels ? checkChannels(options.channels) : undefined;
-    this.workers = new WorkerAvailability(this.decisionSettings.workerSeenWithinMs);
+    const seenWithin = this.decisionSettings.workerSeenWithinMs;
+    this.workers = new WorkerAvailability(seenWithin);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
     this.namespace =
       options.temporal?.namespace ?? process.env.TEMPORAL_NAMESPACE ?? DEFAULT_NAMESPACE;
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
-    this.directory = new AgentDirectory(
-      () => this.connections.client(),
-      this.taskQueue,
-      this.decisionSettings.workerSeenWithinMs,
-    );
+    this.directory = new AgentDirectory(() => this.connections.client(), this.taskQueue, seenWithin);
     const client = () => this.connections.client();
     const pollers = async () => (await this.workerPollers()).pollers;
     this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);
     this.mcpPins = new McpPinRegistry(client, this.taskQueue, pollers);
+    this.deployments = new Deployments(client, this.taskQueue, seenWithin);
     const telemetry = options.telemetry;
     this.tracing = telemetry
       ? import('./telemetry/tracing.js').then((m) => m.createTracing(telemetry))
@@ -119,6 +119,7 @@ export class Tollgate {
       () => this.assertOpen(),
     );
     await this.live.transport.open?.('publish');
+    const { deployment } = this.workerSettings;
     const workers = await createAgentWorkers({
       connection: native,
       namespace: this.namespace,
@@ -133,10 +134,15 @@ export class Tollgate {
       identity: this.workerIdentity,
       pins: this.mcpPins,
       ...(this.channels ? { channels: this.channels } : {}),
+      ...(deployment ? { deployment } : {}),
     });
     this.agentWorkers = workers.map((worker) => ({ worker, running: worker.run() }));
     for (const { running } of this.agentWorkers)
       running.catch((error: unknown) => console.error('[tollgate] agent worker stopped:', error));
+    if (deployment) {
+      const { deploymentName, buildId } = deployment.version;
+      await this.deployments.adoptIfNone(deploymentName, buildId, this.workerIdentity);
+    }
     await this.directory.publish(this.agents.descriptions(), this.workerIdentity);
   }
 
@@ -174,15 +180,7 @@ export class Tollgate {
         'workerStopped() needs a started worker: call startWorker() first.',
       );
     }
-    const { failure } = await workerEnd(main);
-    // A failure while shutting down is part of the shutdown.
-    if (this.closed) return;
-    const why = failure === undefined ? 'without shutdown()' : `by itself: ${messageOf(failure)}`;
-    throw new TollgateError(
-      'WORKER_STOPPED',
-      `The agent worker on task queue '${this.taskQueue}' stopped ${why}`,
-      failure === undefined ? undefined : { cause: failure },
-    );
+    await workerStoppedByItself(main, () => this.closed, this.taskQueue);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { WorkerOptions } from '@temporalio/worker';
+import type { WorkerDeploymentOptions, WorkerOptions } from '@temporalio/worker';
 import { parseDuration } from './common/approval-rules.js';
 import { TollgateError } from './common/errors.js';
 
@@ -33,7 +33,30 @@ export interface WorkerSettings {
    * Default: one attempt, failing within about 10 s.
    */
   connectTimeout?: number | string;
+  /**
+   * The Temporal Worker Deployment version this worker belongs to (docs/deploying.md): its
+   * deployment's `name` (the same for every release of the application) and this release's
+   * `buildId`. Off by default: then every worker of the task queue takes any run.
+   */
+  deployment?: WorkerDeployment;
+  /**
+   * With `deployment`, required: whether a run started on this build finishes on it (`'pinned'`:
+   * old builds keep polling until their runs end or are moved, and no run ever replays on other
+   * code) or moves to the current build at its next workflow task (`'auto-upgrade'`: builds retire
+   * at once, and every new build must replay the old runs, which the replay gate checks).
+   */
+  versioning?: Versioning;
 }
+
+/** A release of the application, as Temporal's Worker Deployments know it. */
+export interface WorkerDeployment {
+  /** The deployment: letters, digits, `-` and `_`; the same across releases. */
+  name: string;
+  /** This release: letters, digits, `-`, `_` and `.`, e.g. a commit id or `2026.12.05-1`. */
+  buildId: string;
+}
+
+export type Versioning = 'pinned' | 'auto-upgrade';
 
 /**
  * Runs a worker caches unless told otherwise: room for the default 40 workflow tasks at once
@@ -53,6 +76,8 @@ export type WorkerTuning = Pick<
 
 export interface CheckedWorkerSettings {
   tuning: WorkerTuning;
+  /** Set with `deployment`: every worker of the process joins the version. */
+  deployment?: WorkerDeploymentOptions;
   /** ms; 0 means a single attempt. */
   connectTimeoutMs: number;
 }
@@ -63,6 +88,8 @@ const KNOWN = new Set<string>([
   'maxConcurrentActivityTaskExecutions',
   'shutdownGraceTime',
   'connectTimeout',
+  'deployment',
+  'versioning',
 ]);
 
 /** Checks `new Tollgate({ worker })`; throws `INVALID_OPTIONS` naming the field. */
@@ -110,7 +137,49 @@ export function checkWorkerSettings(settings: WorkerSettings | undefined): Check
     settings.connectTimeout === undefined
       ? 0
       : parseDuration(settings.connectTimeout, 'worker.connectTimeout');
-  return { tuning, connectTimeoutMs };
+  const deployment = checkDeployment(settings);
+  return { tuning, connectTimeoutMs, ...(deployment ? { deployment } : {}) };
+}
+
+const DEPLOYMENT_NAME = /^[A-Za-z0-9_-]{1,200}$/;
+const BUILD_ID = /^[A-Za-z0-9_.-]{1,200}$/;
+const VERSIONING: Record<Versioning, 'PINNED' | 'AUTO_UPGRADE'> = {
+  pinned: 'PINNED',
+  'auto-upgrade': 'AUTO_UPGRADE',
+};
+
+function checkDeployment(settings: WorkerSettings): WorkerDeploymentOptions | undefined {
+  const { deployment, versioning } = settings;
+  if (deployment === undefined) {
+    if (versioning !== undefined) {
+      throw invalid('worker.versioning needs worker.deployment: { name, buildId }.');
+    }
+    return undefined;
+  }
+  if (typeof deployment !== 'object' || deployment === null || Array.isArray(deployment)) {
+    throw invalid(`worker.deployment must be { name, buildId }, not ${JSON.stringify(deployment)}.`);
+  }
+  const { name, buildId } = deployment;
+  if (typeof name !== 'string' || !DEPLOYMENT_NAME.test(name)) {
+    throw invalid(
+      `worker.deployment.name must be 1-200 letters, digits, '-' or '_', not ${JSON.stringify(name)}.`,
+    );
+  }
+  if (typeof buildId !== 'string' || !BUILD_ID.test(buildId)) {
+    throw invalid(
+      `worker.deployment.buildId must be 1-200 letters, digits, '-', '_' or '.', not ${JSON.stringify(buildId)}.`,
+    );
+  }
+  if (versioning === undefined || !Object.hasOwn(VERSIONING, versioning)) {
+    throw invalid(
+      `worker.versioning must be 'pinned' (a run finishes on the build it started on) or 'auto-upgrade' (a run moves to the current build), not ${JSON.stringify(versioning)}.`,
+    );
+  }
+  return {
+    version: { deploymentName: name, buildId },
+    useWorkerVersioning: true,
+    defaultVersioningBehavior: VERSIONING[versioning],
+  };
 }
 
 function wholeNumber(

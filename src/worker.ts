@@ -3,6 +3,7 @@ import {
   Worker,
   type Logger,
   type NativeConnection,
+  type WorkerDeploymentOptions,
   type WorkflowBundle,
 } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
@@ -86,6 +87,8 @@ export interface AgentWorkerOptions {
   channels?: CheckedChannels;
   /** Where the agents' MCP tools keep their pins across deploys. */
   pins?: PinStore;
+  /** The Worker Deployment version every worker of the process joins (docs/deploying.md). */
+  deployment?: WorkerDeploymentOptions;
 }
 
 /**
@@ -117,6 +120,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<W
         namespace: options.namespace,
         taskQueue: agentTaskQueue(options.taskQueue, agentId),
         identity: options.identity,
+        ...(options.deployment ? { workerDeploymentOptions: options.deployment } : {}),
         activities,
         ...(options.tracing ? { interceptors: options.tracing.workerInterceptors } : {}),
       }),
@@ -156,6 +160,7 @@ async function createMainWorker(
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     identity: options.identity,
+    ...(options.deployment ? { workerDeploymentOptions: options.deployment } : {}),
     workflowBundle: await workflowBundle(
       tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {},
     ),

@@ -4,6 +4,7 @@
  * connecting to anything.
  */
 import type { CommandSpec } from './command-spec.js';
+import { DEPLOYMENT_COMMANDS } from './deployment-commands.js';
 import { GRANT_COMMANDS } from './grant-commands.js';
 import { MCP_COMMANDS } from './mcp-commands.js';
 import { PROCESS_COMMANDS } from './process-commands.js';
@@ -16,4 +17,5 @@ export const COMMANDS: CommandSpec[] = [
   ...RUN_COMMANDS,
   ...GRANT_COMMANDS,
   ...MCP_COMMANDS,
+  ...DEPLOYMENT_COMMANDS,
 ];

@@ -3,6 +3,7 @@
  * workers poll the task queue of `--task-queue` (default: tollgate). With `--probe`, also how fast
  * the server moves an agent step along, and which dynamic config to change (doctor-probe.ts).
  */
+import { messageOf } from '../common/message-of.js';
 import { temporalAnswers } from '../server/health.js';
 import type { Tollgate } from '../runtime.js';
 import type { CommandHandler, CommandInput } from './command-input.js';
@@ -14,6 +15,7 @@ import {
   type ProbeFigures,
   type ProbeVerdict,
 } from './doctor-probe.js';
+import { printDeployments } from './deployments.js';
 import { EXIT } from './exit-codes.js';
 import { quietWorkerLogs } from './until-stopped.js';
 
@@ -33,14 +35,21 @@ export const doctor: CommandHandler = async (input) => {
     const probe = input.options.probe === true ? await probeServer(input, tollgate) : undefined;
     output.progress(`Counting the workers of task queue ${tollgate.taskQueue}…`);
     const workers = await tollgate.workerPollers();
+    // A server without Worker Deployments (older than 1.28, or turned off) answers the rest.
+    const deployments = await tollgate.deployments
+      .report()
+      .catch((error: unknown) => ({ unavailable: messageOf(error) }));
     output.document({
       temporal: true,
       address: tollgate.address,
       workers,
+      deployments,
       ...(probe ? { probe } : {}),
     });
     output.line(`Temporal at ${tollgate.address} (namespace ${tollgate.namespace}): answering.`);
     if (probe) printProbe(input, probe);
+    if (Array.isArray(deployments)) printDeployments(output, tollgate.taskQueue, deployments);
+    else output.line(`Worker Deployments: not readable here (${deployments.unavailable}).`);
     output.line(
       workers.pollers > 0
         ? `Task queue ${workers.taskQueue}: ${workers.pollers} worker(s) polling; decisions apply.`

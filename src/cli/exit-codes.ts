@@ -48,6 +48,9 @@ const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
   'REQUESTER_CANNOT_APPROVE',
   'DECISION_DEADLINE_PASSED',
   'GRANT_ALREADY_REVOKED',
+  'RUN_NOT_MOVABLE',
+  'REPLAY_FAILED',
+  'VERSION_NOT_RETIRABLE',
 ]);
 
 const NOT_FOUND = new Set([
@@ -55,6 +58,7 @@ const NOT_FOUND = new Set([
   'AGENT_NOT_FOUND',
   'GRANT_NOT_FOUND',
   'MCP_PIN_NOT_FOUND',
+  'DEPLOYMENT_NOT_FOUND',
 ]);
 
 /** Exit status for a failed command, from the error's code (`USAGE` for the CLI's own). */
@@ -79,7 +83,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   1  other errors (Temporal unreachable, unexpected failures)
   2  usage error (unknown command or option, missing argument, --data that is not JSON)
   3  the run waits for a decision (approval or resume data)
-  4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run; GRANT_NOT_FOUND; MCP_PIN_NOT_FOUND)
+  4  not found (RUN_NOT_FOUND: no such run, or not a Tollgate run; GRANT_NOT_FOUND; MCP_PIN_NOT_FOUND;
+     DEPLOYMENT_NOT_FOUND)
   5  decision refused (FINGERPRINT_MISMATCH, TOOL_CALL_NOT_PENDING, NOT_AN_APPROVER, ...)
   6  the run failed (finished with an error)
   7  no worker applied the decision in time (WORKER_UNAVAILABLE, DECISION_NOT_CONFIRMED);

@@ -3,6 +3,7 @@
  * is loaded only when it runs.
  */
 import type { CommandSpec, OptionSpec } from './command-spec.js';
+import { DEPLOYMENT_OPTION } from './deployment-commands.js';
 
 const INBOX: OptionSpec = {
   type: 'string',
@@ -84,9 +85,22 @@ export const PROCESS_COMMANDS: CommandSpec[] = [
         description:
           "Runs kept in the worker's memory between steps; bounds its memory (default: Temporal's)",
       },
+      deployment: DEPLOYMENT_OPTION,
+      'build-id': {
+        type: 'string',
+        value: '<id>',
+        description: 'This release of the deployment, e.g. a commit id',
+      },
+      versioning: {
+        type: 'string',
+        value: '<pinned|auto-upgrade>',
+        description:
+          'pinned: a run ends on the build it started on; auto-upgrade: it moves to the current build',
+      },
     },
     examples: [
       'tollgate worker --agents ./dist/agents.js --address temporal.internal:7233',
+      'tollgate worker --agents ./dist/agents.js --deployment billing --build-id 4f2c9e1 --versioning pinned',
       'tollgate worker --agents ./dist/agents.js --connect-timeout 2m --max-cached-workflows 500',
       'TOLLGATE_LIVE_REDIS_URL=redis://redis.internal:6379 tollgate worker --agents ./dist/agents.js',
     ],

@@ -81,6 +81,11 @@ export const TOLLGATE_ERROR_CODES = [
   'TOOL_TIMED_OUT',
   'TOOL_CALL_DECLINED',
   'SUB_AGENT_FAILED',
+  // Worker Deployments (issue 26, docs/deploying.md).
+  'DEPLOYMENT_NOT_FOUND',
+  'VERSION_NOT_RETIRABLE',
+  'RUN_NOT_MOVABLE',
+  'REPLAY_FAILED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -228,6 +228,9 @@ const CONFLICT_CODES: readonly string[] = [
   'DUPLICATE_APPROVER',
   'AUTO_RESUME_DISABLED',
   'DECISION_DEADLINE_PASSED',
+  'RUN_NOT_MOVABLE',
+  'REPLAY_FAILED',
+  'VERSION_NOT_RETIRABLE',
 ];
 
 /** Refusals about who decides: the caller is known, but not allowed. */
@@ -247,7 +250,7 @@ export function statusOfErrorCode(code: string): number {
   if (code === 'UNAUTHORIZED') return 401;
   if (code === 'FORBIDDEN' || code === 'LINK_INVALID' || FORBIDDEN_CODES.includes(code)) return 403;
   if (code === 'NOT_FOUND' || code === 'RUN_NOT_FOUND' || code === 'AGENT_NOT_FOUND') return 404;
-  if (code === 'GRANT_NOT_FOUND') return 404;
+  if (code === 'GRANT_NOT_FOUND' || code === 'DEPLOYMENT_NOT_FOUND') return 404;
   if (code === 'PAYLOAD_TOO_LARGE' || code === 'THREAD_APPEND_TOO_LARGE') return 413;
   if (code === 'UNSUPPORTED_MEDIA_TYPE') return 415;
   if (CONFLICT_CODES.includes(code)) return 409;

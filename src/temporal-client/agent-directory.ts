@@ -92,14 +92,11 @@ export class AgentDirectory {
     // Available: a worker that published the agent (and has not withdrawn) polls the agent's own
     // queue, where its model steps and tool calls wait.
     const hosts = await Promise.all(
-      entries.map(({ agent }) =>
-        recentPollers(
-          client,
-          agentTaskQueue(this.taskQueue, agent.agentId),
-          this.seenWithinMs,
-          'activity',
-        ),
-      ),
+      entries.map(async ({ agent }) => {
+        const queue = agentTaskQueue(this.taskQueue, agent.agentId);
+        const pollers = await recentPollers(client, queue, this.seenWithinMs, 'activity');
+        return new Set([...pollers.values()].map((poller) => poller.identity));
+      }),
     );
     return entries
       .map(({ agent, publishedAt, workers }, index) => ({

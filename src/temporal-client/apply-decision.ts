@@ -12,6 +12,7 @@ import type { AgentClientContext } from './agent-client-context.js';
 import { sendDecisionWithin } from './bounded-decision.js';
 import { callFailure } from './call-failure.js';
 import type { DecisionOptions } from './run-options.js';
+import { workerUnavailable } from './worker-pollers.js';
 
 /**
  * Sends one decision as an update, validated by the run before anything reaches history, and
@@ -75,14 +76,5 @@ async function assertWorker(
     );
   }
   if (found?.pollers !== 0) return;
-  if (found.agentId !== undefined) {
-    throw new TollgateError(
-      'WORKER_UNAVAILABLE',
-      `No worker hosting agent "${found.agentId}" polls task queue '${found.taskQueue}' of run ${runId}, so the call a decision releases could not run; it was not sent. Start a worker with that agent, then decide again.`,
-    );
-  }
-  throw new TollgateError(
-    'WORKER_UNAVAILABLE',
-    `No worker polls task queue '${found.taskQueue}' of run ${runId}, so nothing would apply the decision; it was not sent. Start a worker for that queue, then decide again.`,
-  );
+  throw workerUnavailable(found, runId, 'the decision');
 }

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { isTollgateError, TollgateError } from '../common/errors.js';
+import { isTollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import { autoResumeUpdate } from '../common/messages.js';
 import type { AppliedDecision, AutoResumeInput } from '../common/run-types.js';
@@ -9,7 +9,7 @@ import { sendUpdate } from './send-update.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
 import type { RunOptions } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
-import type { WorkerAvailability } from './worker-pollers.js';
+import { workerUnavailable, type WorkerAvailability } from './worker-pollers.js';
 
 /**
  * With memory, a new user message may answer the thread's suspended call instead of starting a
@@ -47,10 +47,7 @@ export async function autoResume(
   // The model reads the message on a host of the agent: without one the update would only wait.
   const found = await context.workers.ofRun(client, target.run.runId, undefined, agentId);
   if (found?.pollers === 0) {
-    throw new TollgateError(
-      'WORKER_UNAVAILABLE',
-      `No worker hosting agent "${agentId}" polls task queue '${found.taskQueue}', so the message that would resume run ${target.run.runId} was not sent. Start a worker with that agent, then send it again.`,
-    );
+    throw workerUnavailable(found, target.run.runId, 'the message that would resume it');
   }
   const live = new LiveSubscription(context.bus, target.run.runId);
   try {

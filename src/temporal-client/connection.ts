@@ -88,17 +88,22 @@ export class ConnectDeadlineError extends Error {
   }
 }
 
-/** A call that ends as soon as it starts, with status CANCELLED. */
+/**
+ * A call that ends as soon as it starts, with status CANCELLED. An empty message comes first:
+ * Temporal's retry interceptor hands on the last message it saw with a status it does not retry,
+ * and throws (in a microtask, so the process's, not the caller's) when it saw none.
+ */
 function cancelledCall(): Call {
   return {
     start(_metadata, listener) {
-      queueMicrotask(() =>
+      queueMicrotask(() => {
+        listener?.onReceiveMessage?.(undefined);
         listener?.onReceiveStatus?.({
           code: grpcStatus.CANCELLED,
           details: 'The Temporal connection was closed.',
           metadata: new Metadata(),
-        }),
-      );
+        });
+      });
     },
     cancelWithStatus() {},
     getPeer: () => '',

@@ -1,6 +1,25 @@
 /** Workflow entry point: the only file the worker bundles. Sandbox-safe code only. */
+import { setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import { agentThread } from './agent-thread.js';
+import { agentDirectoryEntry } from './agent-directory.js';
+import { grantsRegistry } from './grants-registry.js';
+import { mcpPinsRegistry } from './mcp-pins-registry.js';
+
 export { agentRun } from './agent-run.js';
-export { agentThread } from './agent-thread.js';
-export { agentDirectoryEntry } from './agent-directory.js';
-export { grantsRegistry } from './grants-registry.js';
-export { mcpPinsRegistry } from './mcp-pins-registry.js';
+export { agentThread, agentDirectoryEntry, grantsRegistry, mcpPinsRegistry };
+
+// Records that live as long as the task queue move to the current build at their next task
+// (docs/deploying.md): pinned, they would keep every build they ever ran on from retiring. A run
+// (`agentRun`) follows the worker's `versioning`. An unversioned worker must declare none (Temporal
+// refuses the task), so it is asked of the task's build, once, as the record starts on a worker.
+const RECORDS: ((input: never) => Promise<void>)[] = [
+  agentThread,
+  agentDirectoryEntry,
+  grantsRegistry,
+  mcpPinsRegistry,
+];
+const followCurrentBuild = () =>
+  workflowInfo().currentDeploymentVersion?.deploymentName
+    ? { versioningBehavior: 'AUTO_UPGRADE' as const }
+    : {};
+for (const record of RECORDS) setWorkflowOptions(followCurrentBuild, record);

@@ -254,6 +254,7 @@ export async function untilNoHostPolls(
   await eventually(async () => {
     const queue = agentTaskQueue(taskQueue, agentId);
     const hosts = await recentPollers(client, queue, seenWithinMs, 'activity');
-    if (hosts.size > 0) throw new Error(`${queue} is still polled by ${[...hosts].join(', ')}`);
+    const identities = [...hosts.values()].map((poller) => poller.identity);
+    if (hosts.size > 0) throw new Error(`${queue} is still polled by ${identities.join(', ')}`);
   }, 60_000);
 }
