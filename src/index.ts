@@ -86,6 +86,7 @@ export type {
 export type {
   AuditEntry,
   CompactionAuditEntry,
+  MovedAuditEntry,
   ToolCallAuditEntry,
   DecisionChannel,
   PendingToolCall,
@@ -115,4 +116,6 @@ export {
 export type { GrantCaller, GrantFilter, GrantRegistry } from './temporal-client/grants.js';
 export type { Grant, GrantInput, GrantWithDecision } from './common/grant-types.js';
 export type { McpPinRegistry, RepinCaller } from './temporal-client/mcp-pins.js';
+export type { MoveRunOptions } from './temporal-client/move-run.js';
+export type { BuildRef, MovedRun } from './common/deployment-types.js';
 export type { McpPinsState, McpRepin, StoredPin } from './common/mcp-pins.js';

@@ -99,6 +99,10 @@ export interface AgentWorkerOptions {
  */
 export async function createAgentWorkers(options: AgentWorkerOptions): Promise<Worker[]> {
   if (options.pins) attachPinStore(options.agents.tools(), options.pins);
+  const { tracing } = options;
+  // The code the main worker runs is the code a replay check before a move replays with.
+  const bundle = () =>
+    workflowBundle(tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {});
   const activities = createActivities({
     agents: options.agents,
     bus: options.bus,
@@ -106,8 +110,9 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<W
     threads: options.threads,
     policies: options.policies,
     ...(options.channels ? { channels: options.channels } : {}),
+    workflowBundle: bundle,
   });
-  const main = await createMainWorker(options, activities);
+  const main = await createMainWorker(options, activities, await bundle());
   const { maxConcurrentActivityTaskExecutions, shutdownGraceTime } = options.tuning ?? {};
   const perAgent = await Promise.all(
     options.agents.ids().map((agentId) =>
@@ -152,6 +157,7 @@ function quietAboutWorkflows(worker: Worker): Worker {
 async function createMainWorker(
   options: AgentWorkerOptions,
   activities: ReturnType<typeof createActivities>,
+  bundle: WorkflowBundle,
 ): Promise<Worker> {
   const { tracing } = options;
   return Worker.create({
@@ -161,9 +167,7 @@ async function createMainWorker(
     taskQueue: options.taskQueue,
     identity: options.identity,
     ...(options.deployment ? { workerDeploymentOptions: options.deployment } : {}),
-    workflowBundle: await workflowBundle(
-      tracing ? { interceptorModules: tracing.workflowInterceptorModules } : {},
-    ),
+    workflowBundle: bundle,
     ...(tracing ? { interceptors: tracing.workerInterceptors } : {}),
     sinks: { ...tracing?.sinks, ...logRelay.sinks() },
     activities,

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { WorkflowBundle } from '@temporalio/worker';
 import { conversationQuery } from '../common/messages.js';
 import type {
   AgentManifest,
@@ -31,6 +32,8 @@ import { channelManifest, type CheckedChannels } from '../channels/channel-optio
 import { postNotice } from '../channels/post-notice.js';
 import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
+import type { ReplayCheckInput } from '../common/deployment-types.js';
+import { checkReplay } from './replay-check.js';
 
 export interface ActivityDeps {
   agents: AgentRegistry;
@@ -41,6 +44,8 @@ export interface ActivityDeps {
   policies: ReadonlyMap<string, ToolApprovalPolicy>;
   /** Webhooks that get waiting calls; none when absent. */
   channels?: CheckedChannels;
+  /** The workflow code this worker runs, for the replay check before a run moves here. */
+  workflowBundle?: () => Promise<WorkflowBundle>;
 }
 
 /** The activities of an agent worker, bound to the agents it hosts. */
@@ -90,6 +95,8 @@ export function createActivities(deps: ActivityDeps) {
     findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
     extractResumeData: (input: ExtractResumeDataInput) =>
       classified(() => extractResumeData(deps.agents, input)),
+    checkReplay: (input: ReplayCheckInput) =>
+      classified(() => checkReplay(deps.client, deps.workflowBundle, input)),
   };
 }
 

@@ -20,13 +20,15 @@ export const audit: CommandHandler = async (input) => {
     const rows = entries.map((entry) => [
       entry.at,
       entry.type,
-      entry.type === 'compaction' ? '(run)' : `${toolLabel(entry)} ${entry.toolCallId}`,
+      entry.type === 'compaction' || entry.type === 'moved'
+        ? '(run)'
+        : `${toolLabel(entry)} ${entry.toolCallId}`,
       truncate(detail(entry), DETAIL_CHARS),
     ]);
     output.line(
       rows.length > 0
         ? formatTable(['AT', 'WHAT', 'CALL', 'DETAIL'], rows)
-        : `Run ${runId} has no gated or suspended calls and no compactions.`,
+        : `Run ${runId} has no gated or suspended calls, no compactions and no moves.`,
     );
     return EXIT.ok;
   } finally {
@@ -60,5 +62,12 @@ function detail(entry: AuditEntry): string {
       return `ran under grant ${entry.grantId} given by ${entry.grantedBy?.id ?? 'unknown'} (expires ${entry.expiresAt})`;
     case 'compaction':
       return `conversation compacted after step ${entry.step}: ${entry.bytesBefore} → ${entry.bytesAfter} bytes, ${entry.messagesDropped} of ${entry.messagesBefore} messages dropped`;
+    case 'moved':
+      return [
+        `from build ${entry.from.buildId} to ${entry.to.buildId} by ${entry.movedBy?.id ?? 'unknown'}`,
+        entry.reason ? `reason: ${entry.reason}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The commands that read and steer runs and agents: list, decide, resume, audit, watch, and
- * `doctor`. Each command's code is loaded only when it runs.
+ * The commands that read and steer runs and agents: list, move, decide, resume, audit, watch,
+ * and `doctor`. Each command's code is loaded only when it runs.
  */
 import type { CommandSpec, OptionSpec } from './command-spec.js';
 import { GRANT_WITH_APPROVAL } from './grant-commands.js';
@@ -55,6 +55,30 @@ export const RUN_COMMANDS: CommandSpec[] = [
     },
     examples: ['tollgate runs pending', 'tollgate runs pending --agent ops-agent --json'],
     load: async () => (await import('./runs.js')).runsPending,
+  },
+  {
+    name: 'runs move',
+    summary:
+      "Move a pinned run that waits on a person to another build of its Worker Deployment, once that build's workers replayed it (docs/deploying.md).",
+    args: ['runId'],
+    options: {
+      to: {
+        type: 'string',
+        value: '<buildId>',
+        description: "The build to move to (default: the deployment's current build)",
+      },
+      reason: { type: 'string', value: '<text>', description: 'Why (kept in the audit trail)' },
+      as: {
+        type: 'string',
+        value: '<id>',
+        description: 'Who moves (default: $USER@hostname); recorded in the audit trail',
+      },
+    },
+    examples: [
+      'tollgate runs move ops-1234',
+      'tollgate runs move ops-1234 --to 2026.12.05-1 --reason "fixes the retry bug" --as alice',
+    ],
+    load: async () => (await import('./runs-move.js')).runsMove,
   },
   {
     name: 'agents',

@@ -1,6 +1,7 @@
 import type { ApprovalOverride } from './approval-rules.js';
 import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
+import type { BuildRef } from './deployment-types.js';
 
 /** How a decision reached the run. */
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
@@ -19,7 +20,7 @@ export interface GateOutcome {
 }
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
-export type AuditEntry = ToolCallAuditEntry | CompactionAuditEntry;
+export type AuditEntry = ToolCallAuditEntry | CompactionAuditEntry | MovedAuditEntry;
 
 /** An entry about one tool call: its gate, request, decisions, expiry and reminders. */
 export type ToolCallAuditEntry = {
@@ -89,6 +90,22 @@ export interface CompactionAuditEntry {
   messagesAfter: number;
   /** Messages of the old conversation that are not in the new one unchanged. */
   messagesDropped: number;
+}
+
+/**
+ * An operator moved the run to another build of its Worker Deployment (docs/deploying.md): its
+ * next workflow task and everything after run on `to`. About the whole run, so it names no call.
+ */
+export interface MovedAuditEntry {
+  at: string;
+  type: 'moved';
+  toolCallId?: undefined;
+  toolName?: undefined;
+  toolId?: undefined;
+  from: BuildRef;
+  to: BuildRef;
+  movedBy?: DecidedBy;
+  reason?: string;
 }
 
 /** A call that waits for a person, as reminders and channel notices describe it. */

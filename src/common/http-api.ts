@@ -8,6 +8,7 @@ import type { JsonValue } from './json.js';
 import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
 import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
+import type { MovedRun } from './deployment-types.js';
 
 export const API_PREFIX = '/api';
 
@@ -39,6 +40,8 @@ export const AGENT_ROUTES = {
   pendingToolCalls: '/pending-tool-calls',
   /** GET, JSON `AuditTrailResponse`. Query: runId. The run's audit trail (SPEC §10). */
   audit: '/audit',
+  /** JSON `MoveRunResponse`. Body: `MoveRunBody`. Needs `admin` (docs/deploying.md). */
+  moveRun: '/move-run',
 } as const;
 
 export type AgentRouteName = keyof typeof AGENT_ROUTES;
@@ -143,6 +146,21 @@ export interface DecisionsResponse {
   /** One per decision, in the body's order. */
   results: BatchDecisionResult[];
 }
+
+/**
+ * Moves a pinned run that waits on a person to another build (docs/deploying.md), in the token's
+ * name; `movedBy` never comes from the body.
+ */
+export interface MoveRunBody {
+  runId: string;
+  /** Build id in the run's deployment; default: its current build. */
+  to?: string;
+  /** Kept in the run's audit trail. */
+  reason?: string;
+}
+
+/** The run, and the builds it left and went to. */
+export type MoveRunResponse = MovedRun;
 
 export interface ObserveBody {
   runId: string;

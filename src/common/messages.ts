@@ -10,6 +10,7 @@ import type { AuditEntry } from './audit-types.js';
 import type { ChunkSlice } from './chunks.js';
 import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-types.js';
 import type { Publication } from './directory-types.js';
+import type { RunMovedNote } from './deployment-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { JsonValue } from './json.js';
 import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
@@ -22,6 +23,7 @@ import {
   GRANTS_UPDATES,
   MCP_PINS_UPDATES,
   QUERIES,
+  RUN_MOVED_SIGNAL,
   SIGNALS,
   THREAD_MESSAGES,
   UPDATES,
@@ -62,6 +64,9 @@ export const auditQuery = defineQuery<AuditEntry[]>(QUERIES.audit);
 
 /** A sub-agent's run reports what it waits on to its parent run. */
 export const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);
+
+/** An operator moved the run to another build; the run records it in its audit. */
+export const runMovedSignal = defineSignal<[RunMovedNote]>(RUN_MOVED_SIGNAL);
 
 /** A completed run appends its messages to its memory thread. */
 export const threadAppendSignal = defineSignal<[ThreadAppend]>(THREAD_MESSAGES.append);

@@ -225,6 +225,7 @@ export type {
   AuditEntry,
   CompactionAuditEntry,
   DecisionChannel,
+  MovedAuditEntry,
   ReminderInfo,
   ReminderInput,
   ToolCallAuditEntry,

@@ -29,6 +29,18 @@ export const SIGNALS = {
  */
 export const REFUSED_DECISION_SIGNAL = 'tollgate.refusedDecision';
 
+/**
+ * Internal: an operator moved the run to another build (docs/deploying.md). Records a `moved`
+ * entry in the run's audit, nothing else. Argument: `RunMovedNote`.
+ */
+export const RUN_MOVED_SIGNAL = 'tollgate.moved';
+
+/**
+ * Workflow type of a replay check: started pinned to a build, it replays a run's history with
+ * that build's workflow code before the run is moved there. Answers `ReplayCheckAnswer`.
+ */
+export const REPLAY_CHECK_WORKFLOW = 'tollgateReplayCheck';
+
 export const UPDATES = {
   approveToolCall: 'approveToolCall',
   declineToolCall: 'declineToolCall',

@@ -11,6 +11,7 @@ export {
   type RemoteResumeOptions,
   type RemoteSendToolApprovalOptions,
   type RemoteListSuspendedRunsOptions,
+  type RemoteMoveRunOptions,
 } from './remote-agent.js';
 export { TollgateHttpError, isTollgateHttpError } from './http-error.js';
 export { SseParser, readSseEvents, type SseEvent } from './sse-parser.js';
@@ -32,3 +33,4 @@ export * from '../common/http-api.js';
 export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
 export { RemoteGrants } from './remote-grants.js';
 export type { Grant, GrantInput, GrantWithDecision } from '../common/grant-types.js';
+export type { BuildRef, MovedRun } from '../common/deployment-types.js';

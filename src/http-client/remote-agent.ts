@@ -8,6 +8,8 @@ import {
   type DeclineBody,
   type HttpRunOptions,
   type AuditTrailResponse,
+  type MoveRunBody,
+  type MoveRunResponse,
   type PendingToolCallsResponse,
   type ResumeBody,
   type SendToolApprovalBody,
@@ -25,6 +27,7 @@ export type RemoteApproveOptions = ApproveBody & RequestOptions;
 export type RemoteDeclineOptions = DeclineBody & RequestOptions;
 export type RemoteResumeOptions = Omit<ResumeBody, 'resumeData'> & RequestOptions;
 export type RemoteSendToolApprovalOptions = SendToolApprovalBody & RequestOptions;
+export type RemoteMoveRunOptions = MoveRunBody & RequestOptions;
 
 /** Filters and paging of `listSuspendedRuns` over HTTP (SPEC §9). */
 export interface RemoteListSuspendedRunsOptions extends RequestOptions {
@@ -140,6 +143,15 @@ export class RemoteAgent {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return answer.entries;
+  }
+
+  /**
+   * Moves a pinned run that waits on a person to another build, once that build replayed it
+   * (docs/deploying.md); recorded in the run's audit trail in the token's name. Needs `admin`:
+   * `FORBIDDEN` (403), `RUN_NOT_MOVABLE` / `REPLAY_FAILED` (409), `WORKER_UNAVAILABLE` (503).
+   */
+  moveRun({ signal, ...body }: RemoteMoveRunOptions): Promise<MoveRunResponse> {
+    return this.post('moveRun', body, signal);
   }
 
   private post<T>(route: AgentRouteName, body: object, signal: AbortSignal | undefined) {

@@ -4,6 +4,7 @@ import {
   AGENT_ROUTES,
   type AgentRouteName,
   type AuditTrailResponse,
+  type MoveRunResponse,
   type PendingToolCallsResponse,
   type SendToolApprovalResponse,
   type SuspendedRunsResponse,
@@ -15,6 +16,7 @@ import type { ErrorLogger } from './errors.js';
 import {
   approveBody,
   declineBody,
+  moveRunBody,
   observeBody,
   pendingToolCallsQuery,
   resumeBody,
@@ -111,6 +113,17 @@ export function registerAgentRoutes(
   app.get(path('audit'), async (c) => {
     const { runId } = readQuery(c, pendingToolCallsQuery);
     const answer: AuditTrailResponse = { entries: await agentOf(c).getAuditTrail(runId) };
+    return c.json(answer);
+  });
+  // An operator's move, in the token's name: the run must be the path agent's (else 404).
+  app.post(path('moveRun'), async (c) => {
+    const { runId, ...options } = await readBody(c, moveRunBody);
+    const answer: MoveRunResponse = await tollgate.deployments.move(runId, {
+      ...options,
+      agentId: c.req.param('agentId')!,
+      scope: c.get('scope'),
+      identity: decidedBy(c),
+    });
     return c.json(answer);
   });
   app.get(path('pendingToolCalls'), async (c) => {

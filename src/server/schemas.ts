@@ -12,6 +12,7 @@ import type {
   DecisionsBody,
   GrantBody,
   GrantsQuery,
+  MoveRunBody,
   ObserveBody,
   ResumeBody,
   SendToolApprovalBody,
@@ -71,6 +72,12 @@ export const declineBody: z.ZodType<DeclineBody> = z.object({
   runId: id,
   toolCallId: id.optional(),
   reason: z.string().optional(),
+});
+
+export const moveRunBody: z.ZodType<MoveRunBody> = z.object({
+  runId: id,
+  to: id.optional(),
+  reason: z.string().max(2000).optional(),
 });
 
 export const resumeBody: z.ZodType<ResumeBody> = z.object({

@@ -1,16 +1,51 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { MovedRun } from '../common/deployment-types.js';
 import { TollgateError } from '../common/errors.js';
 import { requireAction, type Scope } from '../common/scope.js';
+import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTES } from '../common/wire.js';
 import {
-  DeploymentReader,
-  type DeploymentReport,
-  type VersionReport,
-} from './deployment-report.js';
-
-export type { DeploymentReport, VersionReport, VersionStatus } from './deployment-report.js';
+  describeDeployment,
+  hasPollers,
+  notFound,
+  retireError,
+  routingError,
+  statusOf,
+  verdictOf,
+  versionServes,
+  type VersionStatus,
+} from './deployment-versions.js';
+import { moveRun, type MoveRunOptions } from './move-run.js';
+import { recentPollers } from './worker-pollers.js';
 
 const GRPC_NOT_FOUND = 5;
 const GRPC_FAILED_PRECONDITION = 9;
+
+export type { VersionStatus } from './deployment-versions.js';
+
+/** One build of a deployment, as `tollgate deployments` and `tollgate doctor` show it. */
+export interface VersionReport {
+  buildId: string;
+  status: VersionStatus;
+  /** Of new runs, the share this build takes while it ramps (0-100). */
+  rampPercent?: number;
+  /** Workers of this build that polled the task queue lately. */
+  pollers: number;
+  /** Open agent runs pinned to this build: they end on it unless moved. */
+  openRuns: number;
+  /** Of those, the runs that wait on a person. */
+  parkedRuns: number;
+  /** Whether `retire` would take it off now: not current or ramping, and no pinned run open. */
+  retirable: boolean;
+  /** Why it may or may not be retired, in a sentence. */
+  verdict: string;
+}
+
+export interface DeploymentReport {
+  name: string;
+  currentBuildId?: string;
+  rampingBuildId?: string;
+  versions: VersionReport[];
+}
 
 /** Who changes a deployment's routing: it changes which code every new run gets, so `admin`. */
 export interface DeploymentCaller {
@@ -126,26 +161,26 @@ export class Deployments {
   }
 
   /**
+   * Moves a pinned run that waits on a person to `options.to` (default: the current build), once
+   * that build's workers replayed its history; the move is kept in the run's audit trail. Needs
+   * `admin`. See `moveRun` for the refusals, each of which leaves the run where it is.
+   */
+  async move(runId: string, options: MoveRunOptions = {}): Promise<MovedRun> {
+    const { taskQueue, seenWithinMs } = this;
+    return moveRun({ client: await this.client(), taskQueue, seenWithinMs }, runId, options);
+  }
+
+  /**
    * At a worker's start: a deployment that has no current build yet gets this one, so the first
    * release of a deployment takes runs without an operator; unless unversioned workers still poll
    * the queue (a move to deployments under way, where the operator chooses the moment).
    */
   async adoptIfNone(name: string, buildId: string, identity: string): Promise<boolean> {
     const client = await this.client();
-    const routing = await this.describe(client, name).catch(() => undefined);
+    const routing = await describeDeployment(client, name).catch(() => undefined);
     if (routing?.routingConfig?.currentDeploymentVersion?.buildId) return false;
-    const pollers = await client.workflowService.describeTaskQueue({
-      namespace: client.options.namespace,
-      taskQueue: { name: this.taskQueue, kind: 1 },
-      taskQueueType: 1,
-    });
-    const since = Date.now() - this.seenWithinMs;
-    const unversioned = (pollers.pollers ?? []).some(
-      (poller) =>
-        !poller.deploymentOptions?.deploymentName &&
-        Number(poller.lastAccessTime?.seconds ?? 0) * 1000 >= since,
-    );
-    if (unversioned) return false;
+    const pollers = await recentPollers(client, this.taskQueue, this.seenWithinMs);
+    if ([...pollers.values()].some((poller) => !poller.deployment)) return false;
     await this.setCurrent(name, buildId, { identity });
     return true;
   }
@@ -166,21 +201,65 @@ export class Deployments {
     return names;
   }
 
-  private async describe(client: Client, name: string) {
-    try {
-      const answer = await client.workflowService.describeWorkerDeployment({
-        namespace: client.options.namespace,
-        deploymentName: name,
+  private async reportOf(client: Client, name: string): Promise<DeploymentReport> {
+    const info = await describeDeployment(client, name);
+    const routing = info?.routingConfig;
+    const pollers = await this.pollersByBuild(client, name);
+    const versions: VersionReport[] = [];
+    for (const summary of info?.versionSummaries ?? []) {
+      const buildId = summary.deploymentVersion?.buildId;
+      if (!buildId) continue;
+      const serves = await versionServes(client, name, buildId, this.taskQueue);
+      if (!serves) continue;
+      const status = statusOf(summary.status);
+      const [openRuns, parkedRuns] = await this.pinnedRuns(client, name, buildId);
+      const polling = pollers.get(buildId) ?? 0;
+      versions.push({
+        buildId,
+        status,
+        ...(status === 'ramping' ? { rampPercent: routing?.rampingVersionPercentage ?? 0 } : {}),
+        pollers: polling,
+        openRuns,
+        parkedRuns,
+        ...verdictOf(status, openRuns, polling),
       });
-      return answer.workerDeploymentInfo ?? undefined;
-    } catch (error) {
-      throw routingError(error, name);
     }
+    const current = routing?.currentDeploymentVersion?.buildId;
+    const ramping = routing?.rampingDeploymentVersion?.buildId;
+    return {
+      name,
+      ...(current ? { currentBuildId: current } : {}),
+      ...(ramping ? { rampingBuildId: ramping } : {}),
+      versions,
+    };
   }
 
-  private async reportOf(client: Client, name: string): Promise<DeploymentReport> {
-    const reader = new DeploymentReader(client, this.taskQueue, this.seenWithinMs);
-    return reader.report(name, await this.describe(client, name));
+  private async pollersByBuild(client: Client, name: string): Promise<Map<string, number>> {
+    const pollers = await recentPollers(client, this.taskQueue, this.seenWithinMs);
+    const counts = new Map<string, number>();
+    for (const poller of pollers.values()) {
+      if (poller.deployment?.deploymentName !== name) continue;
+      const buildId = poller.deployment.buildId;
+      counts.set(buildId, (counts.get(buildId) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Open agent runs pinned to the build, and those of them waiting on a person (visibility). */
+  private async pinnedRuns(
+    client: Client,
+    name: string,
+    buildId: string,
+  ): Promise<[number, number]> {
+    const pinned =
+      `WorkflowType = '${AGENT_RUN_WORKFLOW}' AND TaskQueue = '${this.taskQueue}' AND ExecutionStatus = 'Running'` +
+      ` AND TemporalWorkerDeploymentVersion = '${name}:${buildId}' AND TemporalWorkflowVersioningBehavior = 'Pinned'`;
+    const parked = `${pinned} AND ${SEARCH_ATTRIBUTES.status.name} IN ('awaiting-approval', 'suspended')`;
+    const [open, waiting] = await Promise.all([
+      client.workflow.count(pinned),
+      client.workflow.count(parked),
+    ]);
+    return [open.count, waiting.count];
   }
 
   /** Temporal knows a version only once its workers polled: a fresh build is retried briefly. */
@@ -198,45 +277,4 @@ export class Deployments {
       }
     }
   }
-}
-
-function hasPollers(error: unknown): boolean {
-  return (
-    isGrpcServiceError(error) &&
-    error.code === GRPC_FAILED_PRECONDITION &&
-    /active pollers/i.test(error.details ?? error.message)
-  );
-}
-
-function notFound(name: string, buildId?: string): TollgateError {
-  return new TollgateError(
-    'DEPLOYMENT_NOT_FOUND',
-    buildId === undefined
-      ? `Temporal knows no Worker Deployment named "${name}" (it appears once a worker with worker.deployment polls).`
-      : `Deployment "${name}" has no build "${buildId}" serving task queue the runs use (a build appears once its workers poll).`,
-  );
-}
-
-/** A routing change or a read that Temporal refused: an unknown deployment or build is typed. */
-function routingError(error: unknown, name: string, buildId?: string): unknown {
-  if (!isGrpcServiceError(error)) return error;
-  if (error.code === GRPC_NOT_FOUND) return notFound(name, buildId);
-  if (
-    error.code === GRPC_FAILED_PRECONDITION &&
-    /not found|no worker deployment/i.test(error.details)
-  ) {
-    return notFound(name, buildId);
-  }
-  return error;
-}
-
-function retireError(error: unknown, name: string, buildId: string): unknown {
-  if (isGrpcServiceError(error) && error.code === GRPC_FAILED_PRECONDITION) {
-    return new TollgateError(
-      'VERSION_NOT_RETIRABLE',
-      `Temporal refused to retire build ${buildId} of deployment "${name}": ${error.details}`,
-      { cause: error },
-    );
-  }
-  return routingError(error, name, buildId);
 }

@@ -4,6 +4,7 @@ import type { RequestPolicyActivities } from '../activities/request-policy.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { ChannelNoticeInput } from '../common/channel-types.js';
+import type { ReplayCheckAnswer, ReplayCheckInput } from '../common/deployment-types.js';
 import type { FindGrantsInput, Grant } from '../common/grant-types.js';
 import type {
   AgentManifest,
@@ -275,6 +276,18 @@ export function sendChannelNotice(
       { ...CHANNEL_NOTICE, summary: `${input.kind} to ${input.target}: ${input.toolName}` },
       queue,
     ),
+    [input],
+  );
+}
+
+/** The replay check's one activity, on the check's queue: the client waits a minute at most. */
+export function checkReplay(input: ReplayCheckInput): Promise<ReplayCheckAnswer> {
+  return control.checkReplay.executeWithOptions(
+    {
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 2 },
+      summary: `replay ${input.runId}`,
+    },
     [input],
   );
 }

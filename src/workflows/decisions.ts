@@ -12,6 +12,7 @@ import { installAutoResume } from './auto-resume.js';
 import { judgeDecision, refuse, type Verdict } from './decision-judge.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { installRefusalNotes } from './refusal-notes.js';
+import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
 
 /** Patch of the signal path: decisions carrying a `deadline` (refused as unknown before it). */
@@ -102,4 +103,5 @@ export function installHandlers(state: RunState): void {
   installChildStatusHandler(state);
   installAutoResume(state);
   installRefusalNotes(state);
+  installMoveNotes(state);
 }

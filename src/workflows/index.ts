@@ -6,6 +6,7 @@ import { grantsRegistry } from './grants-registry.js';
 import { mcpPinsRegistry } from './mcp-pins-registry.js';
 
 export { agentRun } from './agent-run.js';
+export { tollgateReplayCheck } from './replay-check.js';
 export { agentThread, agentDirectoryEntry, grantsRegistry, mcpPinsRegistry };
 
 // Records that live as long as the task queue move to the current build at their next task
