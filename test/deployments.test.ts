@@ -168,14 +168,37 @@ describe('Worker Deployments', () => {
     const name = `tg-${randomUUID().slice(0, 8)}`;
     const onA = gatedTestAgent('upgrade-agent');
     const onB = gatedTestAgent('upgrade-agent');
-    const releaseA = await build([onA.agent], queue, { name, buildId: 'A' }, 'auto-upgrade');
+    const dropped = gatedTestAgent('dropped-agent');
+    const releaseA = await build(
+      [onA.agent, dropped.agent],
+      queue,
+      { name, buildId: 'A' },
+      'auto-upgrade',
+    );
     const parked = await releaseA.getAgent('upgrade-agent').generate('delete rec-1');
-    expect(parked.finishReason).toBe('suspended');
+    const orphan = await releaseA.getAgent('dropped-agent').generate('delete rec-1');
+    expect([parked.finishReason, orphan.finishReason]).toEqual(['suspended', 'suspended']);
 
+    // B drops an agent: its open runs follow the current build, so making B current is refused.
     const releaseB = await build([onB.agent], queue, { name, buildId: 'B' }, 'auto-upgrade');
     // The roll through the command line, as an operator does it.
     const flags = ['--deployment', name, '--task-queue', queue];
-    const current = await cli(['deployments', 'current', 'B', ...flags]);
+    const stranding = await cli(['deployments', 'current', 'B', ...flags]);
+    expect([stranding.code, stranding.stderr]).toEqual([
+      5,
+      expect.stringMatching(/BUILD_LACKS_AGENT[\s\S]*"dropped-agent" \(1 run/),
+    ]);
+    const agentA = releaseA.getAgent('dropped-agent');
+    expect((await agentA.approveToolCallGenerate({ runId: orphan.runId })).finishReason).toBe(
+      'stop',
+    );
+    expect(runIdsOf(dropped.executions)).toEqual([orphan.runId]);
+    // With its last run ended, the switch goes through.
+    const current = await eventually(async () => {
+      const answer = await cli(['deployments', 'current', 'B', ...flags]);
+      if (answer.code !== 0) throw new Error(answer.stderr);
+      return answer;
+    });
     expect([current.code, current.stdout]).toEqual([0, expect.stringContaining('now current')]);
     const listed = await cli(['deployments', ...flags, '--json']);
     expect(listed.code).toBe(0);

@@ -1,4 +1,7 @@
-/** Command-line options of the on-demand scripts: `--name value` or `--name=value`, whole numbers. */
+/**
+ * Command-line options of the on-demand scripts: `--name value` or `--name=value` for whole
+ * numbers and choices, `--name` alone for flags.
+ */
 
 export interface IntOption {
   default: number;
@@ -7,25 +10,47 @@ export interface IntOption {
   help: string;
 }
 
+/** One of a few words, e.g. `--versioning pinned|auto-upgrade`. */
+export interface ChoiceOption<C extends string = string> {
+  choices: readonly C[];
+  default: C;
+  help: string;
+}
+
+/** Present or not, e.g. `--skip-retire`; takes no value. */
+export interface FlagOption {
+  flag: true;
+  help: string;
+}
+
+export type OptionSpec = IntOption | ChoiceOption | FlagOption;
+
+type ValueOf<O> = O extends IntOption
+  ? number
+  : O extends ChoiceOption<infer C>
+    ? C
+    : O extends FlagOption
+      ? boolean
+      : never;
+
 /**
- * Parses `argv` against `spec`; unknown options, values that are not whole numbers and values
- * outside [min, max] end the process with a usage message (exit 2). `--help` prints the options.
+ * Parses `argv` against `spec`; unknown options, values that are not whole numbers, values
+ * outside [min, max] and words that are not among the choices end the process with a usage
+ * message (exit 2). `--help` prints the options.
  */
-export function parseIntOptions<K extends string>(
+export function parseOptions<S extends Record<string, OptionSpec>>(
   script: string,
   argv: string[],
-  spec: Record<K, IntOption>,
-): Record<K, number> {
-  const values = Object.fromEntries(
-    Object.entries<IntOption>(spec).map(([name, option]) => [name, option.default]),
-  ) as Record<K, number>;
+  spec: S,
+): { [K in keyof S]: ValueOf<S[K]> } {
+  const entries = Object.entries(spec);
+  const values: Record<string, number | string | boolean> = Object.fromEntries(
+    entries.map(([name, option]) => [name, 'flag' in option ? false : option.default]),
+  );
   const usage = () =>
     [
       `usage: node dist/bench/${script}.js [options]`,
-      ...Object.entries<IntOption>(spec).map(
-        ([name, option]) =>
-          `  --${name} <n>  ${option.help} (default ${option.default}, ${option.min}..${option.max})`,
-      ),
+      ...entries.map(([name, option]) => `  --${name}${describe(option)}`),
     ].join('\n');
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -35,15 +60,43 @@ export function parseIntOptions<K extends string>(
     }
     const match = /^--([\w-]+)(?:=(.*))?$/.exec(arg);
     const name = match?.[1];
-    if (!match || name === undefined || !(name in spec)) fail(`unknown option ${arg}`, usage());
+    if (!match || name === undefined || !Object.hasOwn(spec, name))
+      fail(`unknown option ${arg}`, usage());
+    const option: OptionSpec = spec[name]!;
+    if ('flag' in option) {
+      if (match[2] !== undefined) fail(`--${name} takes no value`, usage());
+      values[name] = true;
+      continue;
+    }
     const text = match[2] ?? argv[++i];
+    if ('choices' in option) {
+      if (text === undefined || !option.choices.includes(text))
+        fail(`--${name} needs one of ${option.choices.join(', ')}, not ${text}`, usage());
+      values[name] = text;
+      continue;
+    }
     const value = Number(text);
-    const option = spec[name as K];
     if (text === undefined || !Number.isInteger(value) || value < option.min || value > option.max)
       fail(`--${name} needs a whole number in ${option.min}..${option.max}, not ${text}`, usage());
-    values[name as K] = value;
+    values[name] = value;
   }
-  return values;
+  return values as { [K in keyof S]: ValueOf<S[K]> };
+}
+
+/** `parseOptions` for scripts whose options are all whole numbers. */
+export function parseIntOptions<K extends string>(
+  script: string,
+  argv: string[],
+  spec: Record<K, IntOption>,
+): Record<K, number> {
+  return parseOptions(script, argv, spec as Record<string, IntOption>) as Record<K, number>;
+}
+
+function describe(option: OptionSpec): string {
+  if ('flag' in option) return `  ${option.help}`;
+  if ('choices' in option)
+    return ` ${option.choices.join('|')}  ${option.help} (default ${option.default})`;
+  return ` <n>  ${option.help} (default ${option.default}, ${option.min}..${option.max})`;
 }
 
 function fail(message: string, usage: string): never {

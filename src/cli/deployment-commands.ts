@@ -9,6 +9,12 @@ export const DEPLOYMENT_OPTION: OptionSpec = {
     'Join this Temporal Worker Deployment (with --build-id and --versioning; docs/deploying.md)',
 };
 
+const ALLOW_DROPPED_AGENTS: OptionSpec = {
+  type: 'boolean',
+  description:
+    'Switch even when the build lacks an agent whose open runs follow the current build (they would wait there for a host)',
+};
+
 export const DEPLOYMENT_COMMANDS: CommandSpec[] = [
   {
     name: 'deployments',
@@ -24,7 +30,7 @@ export const DEPLOYMENT_COMMANDS: CommandSpec[] = [
     summary:
       'Make a build current: every new run starts on it, and auto-upgrade runs move to it at their next step.',
     args: ['build-id'],
-    options: { deployment: DEPLOYMENT_OPTION },
+    options: { deployment: DEPLOYMENT_OPTION, 'allow-dropped-agents': ALLOW_DROPPED_AGENTS },
     examples: ['tollgate deployments current 4f2c9e1 --deployment billing'],
     load: async () => (await import('./deployments.js')).deploymentsCurrent,
   },
@@ -32,7 +38,7 @@ export const DEPLOYMENT_COMMANDS: CommandSpec[] = [
     name: 'deployments ramp',
     summary: 'Send a share of new runs to a build, the rest to the current one; 0 ends the ramp.',
     args: ['build-id', 'percent'],
-    options: { deployment: DEPLOYMENT_OPTION },
+    options: { deployment: DEPLOYMENT_OPTION, 'allow-dropped-agents': ALLOW_DROPPED_AGENTS },
     examples: ['tollgate deployments ramp 4f2c9e1 10 --deployment billing'],
     load: async () => (await import('./deployments.js')).deploymentsRamp,
   },

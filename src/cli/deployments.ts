@@ -48,7 +48,7 @@ export function printDeployments(output: Output, taskQueue: string, reports: Dep
 
 export const deploymentsCurrent: CommandHandler = async (input) =>
   routing(input, async (tollgate, name, buildId, identity) => {
-    await tollgate.deployments.setCurrent(name, buildId, { identity });
+    await tollgate.deployments.setCurrent(name, buildId, { identity, ...allowDropped(input) });
     return `Build ${buildId} is now current in deployment ${name}: new runs start on it.`;
   });
 
@@ -59,7 +59,7 @@ export const deploymentsRamp: CommandHandler = async (input) =>
     if (!/^\d+(\.\d+)?$/.test(raw) || percent > 100) {
       throw new UsageError(`percent must be a number from 0 to 100, not "${raw}".`);
     }
-    await tollgate.deployments.ramp(name, buildId, percent, { identity });
+    await tollgate.deployments.ramp(name, buildId, percent, { identity, ...allowDropped(input) });
     return percent === 0
       ? `Deployment ${name} no longer ramps build ${buildId}.`
       : `Build ${buildId} of deployment ${name} now takes ${percent}% of new runs.`;
@@ -72,6 +72,10 @@ export const deploymentsRetire: CommandHandler = async (input) =>
     await tollgate.deployments.retire(name, buildId, { identity, waitMs });
     return `Build ${buildId} of deployment ${name} is retired.`;
   });
+
+function allowDropped(input: CommandInput): { allowDroppedAgents?: true } {
+  return input.options['allow-dropped-agents'] === true ? { allowDroppedAgents: true } : {};
+}
 
 async function routing(
   input: CommandInput,

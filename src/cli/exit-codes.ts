@@ -51,6 +51,7 @@ const REFUSALS: ReadonlySet<TollgateErrorCode> = new Set<TollgateErrorCode>([
   'RUN_NOT_MOVABLE',
   'REPLAY_FAILED',
   'VERSION_NOT_RETIRABLE',
+  'BUILD_LACKS_AGENT',
 ]);
 
 const NOT_FOUND = new Set([

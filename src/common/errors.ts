@@ -86,6 +86,7 @@ export const TOLLGATE_ERROR_CODES = [
   'VERSION_NOT_RETIRABLE',
   'RUN_NOT_MOVABLE',
   'REPLAY_FAILED',
+  'BUILD_LACKS_AGENT',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -249,6 +249,7 @@ const CONFLICT_CODES: readonly string[] = [
   'RUN_NOT_MOVABLE',
   'REPLAY_FAILED',
   'VERSION_NOT_RETIRABLE',
+  'BUILD_LACKS_AGENT',
 ];
 
 /** Refusals about who decides: the caller is known, but not allowed. */

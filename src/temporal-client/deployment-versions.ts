@@ -137,3 +137,19 @@ export function retireError(error: unknown, name: string, buildId: string): unkn
   }
   return routingError(error, name, buildId);
 }
+
+/** The names of every Worker Deployment of the namespace. */
+export async function deploymentNames(client: Client): Promise<string[]> {
+  const names: string[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listWorkerDeployments({
+      namespace: client.options.namespace,
+      pageSize: 100,
+      ...(nextPageToken ? { nextPageToken } : {}),
+    });
+    for (const summary of page.workerDeployments ?? []) if (summary.name) names.push(summary.name);
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return names;
+}
