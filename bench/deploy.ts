@@ -147,7 +147,10 @@ async function main(): Promise<number> {
     await startRuns(bench, parked, 'parking');
     const parkMs = Date.now() - parkStarted;
     await snapshot(bench, 'parked on A');
-    const waves = [0, 1, 2, 3].map((k) => parked.filter((run, i) => run.parked && i % 4 === k));
+    // Pairs of runs (one ops, one legacy) go round the four waves: every wave has both agents.
+    const waves = [0, 1, 2, 3].map((k) =>
+      parked.filter((run, i) => run.parked && Math.floor(i / 2) % 4 === k),
+    );
     const newRuns = Math.max(1, Math.round(options.runs / 10));
 
     // --- The roll: from B's start until every run has ended.
@@ -158,12 +161,16 @@ async function main(): Promise<number> {
       times.bStartMs = startMs;
     });
     await stage(bench, `B ramping ${RAMP_PERCENT} %`, async (name) => {
-      await operator.deployments.ramp(bench.name, BUILD_IDS.B, RAMP_PERCENT);
+      await switchBuild(bench, waves, name, () =>
+        operator.deployments.ramp(bench.name, BUILD_IDS.B, RAMP_PERCENT),
+      );
       const fresh = plan(bench, newRuns, 'started while B ramps', () => 'ops');
       await Promise.all([approveAll(bench, waves[1]!, name), startAndApprove(bench, fresh, name)]);
     });
     await stage(bench, 'B current', async (name) => {
-      await operator.deployments.setCurrent(bench.name, BUILD_IDS.B);
+      await switchBuild(bench, waves, name, () =>
+        operator.deployments.setCurrent(bench.name, BUILD_IDS.B),
+      );
       const fresh = plan(bench, 2 * newRuns, 'started once B is current', (i) =>
         i % 2 === 0 ? 'ops' : 'newcomer',
       );
@@ -253,8 +260,44 @@ async function startRuns(bench: Bench, runs: DeployRun[], what: string): Promise
   );
 }
 
+/**
+ * A routing change of the roll. With auto-upgrade, the `legacy` runs still parked follow the
+ * current build, which B would strand (B lacks the agent): the change is refused with
+ * `BUILD_LACKS_AGENT`, as an operator would see it. The bench then does what the refusal says:
+ * approves those runs first (they end on A), and makes the change once they have ended.
+ */
+async function switchBuild(
+  bench: Bench,
+  waves: DeployRun[][],
+  stageName: string,
+  change: () => Promise<void>,
+): Promise<void> {
+  try {
+    await change();
+    return;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'BUILD_LACKS_AGENT') throw error;
+    bench.refusals.add(stageName, 'BUILD_LACKS_AGENT');
+    progress(`${stageName}: refused, ${(error as Error).message}`);
+  }
+  const stranded = waves.flat().filter((run) => run.agentId === 'legacy' && !run.approvedIn);
+  await approveAll(bench, stranded, `${stageName} (before the switch)`);
+  for (const until = Date.now() + 120_000; ; await sleep(2000)) {
+    try {
+      await change();
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'BUILD_LACKS_AGENT' || Date.now() > until) {
+        throw error;
+      }
+    }
+  }
+}
+
 function approveAll(bench: Bench, runs: DeployRun[], stageName: string): Promise<unknown> {
-  return mapPool(runs, options.concurrency, (run) =>
+  // A run approved early (before a refused switch) is not approved twice.
+  const pending = runs.filter((run) => !run.approvedIn);
+  return mapPool(pending, options.concurrency, (run) =>
     approve(run, bench.operator.getAgent(run.agentId), stageName, bench.refusals),
   );
 }
