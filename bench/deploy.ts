@@ -51,7 +51,7 @@ import {
 } from './deploy/runs.js';
 import { progress } from './stats.js';
 import { parseOptions } from './support/args.js';
-import { cleanUp, cleanUpOnSignals, onCleanup } from './support/cleanup.js';
+import { cleanUp, onCleanup, runBench } from './support/cleanup.js';
 import { mapPool } from './support/concurrency.js';
 import { RestartableServer } from './support/dev-server.js';
 import { loadAverage, seconds } from './support/system.js';
@@ -412,11 +412,4 @@ async function retireA(bench: Bench): Promise<RollTimes['retire']> {
   }
 }
 
-cleanUpOnSignals();
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

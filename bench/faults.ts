@@ -36,7 +36,7 @@ import { readJournal } from './faults/journal.js';
 import { followStream, lifeOfRun, type PlannedRun, type RunContext } from './faults/runs.js';
 import { progress } from './stats.js';
 import { parseIntOptions } from './support/args.js';
-import { cleanUp, cleanUpOnSignals, onCleanup } from './support/cleanup.js';
+import { cleanUp, onCleanup, runBench } from './support/cleanup.js';
 import { retrying, seededRandom, within } from './support/concurrency.js';
 import { loadAverage, seconds } from './support/system.js';
 
@@ -329,11 +329,4 @@ async function restartLoop(cluster: FaultCluster, began: number, until: number, 
   }
 }
 
-cleanUpOnSignals();
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -30,7 +30,7 @@ import { LOAD_AGENT_ID, loadPrompt } from './load/agent.js';
 import { progress } from './stats.js';
 import { parseIntOptions } from './support/args.js';
 import { ChildWorker } from './support/child.js';
-import { cleanUp, cleanUpOnSignals, onCleanup } from './support/cleanup.js';
+import { cleanUp, onCleanup, runBench } from './support/cleanup.js';
 import { mapPool, within } from './support/concurrency.js';
 import { RestartableServer } from './support/dev-server.js';
 import { loadAverage, mib, seconds } from './support/system.js';
@@ -495,11 +495,4 @@ function ratio(tollgate: Phase, baseline: Phase): string {
   return `${r.toFixed(2)} (Tollgate ${rate(tollgate).toFixed(1)} runs/s, baseline ${rate(baseline).toFixed(1)} runs/s; per run ${(1000 / rate(tollgate)).toFixed(1)} ms vs ${(1000 / rate(baseline)).toFixed(1)} ms of wall time at concurrency ${options.concurrency})`;
 }
 
-cleanUpOnSignals();
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

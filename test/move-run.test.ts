@@ -23,6 +23,7 @@ import {
   eventually,
   gatedTestAgent,
   hostAgents,
+  silentLogger,
   testAgent,
   uniqueId,
   uniqueQueue,
@@ -35,15 +36,6 @@ const CHANGED_BUILD = distFile('./support/changed-build-workflows.js');
 /** A release from before run moves: no replay check (and a changed `agentRun`). */
 const BUILD_BEFORE_MOVES = distFile('./support/changed-workflow.js');
 const TOKENS = { admin: 'move-admin-token-0123456789', decider: 'move-decider-token-0123456789' };
-
-const silent = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
 
 describe('moving a parked run to another build', () => {
   const deployment = uniqueId('move');
@@ -354,7 +346,7 @@ describe('moving a parked run to another build', () => {
    * the agent's activity worker). Returns how to stop them.
    */
   async function startBuild(buildId: string, workflowsPath: string): Promise<() => Promise<void>> {
-    const changed = await bundleWorkflowCode({ workflowsPath, logger: silent });
+    const changed = await bundleWorkflowCode({ workflowsPath, logger: silentLogger });
     const { agent } = gatedTestAgent(AGENT);
     const activities = createActivities({
       agents: new AgentRegistry([agent]),

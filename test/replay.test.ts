@@ -17,6 +17,7 @@ import { AGENT_QUEUES_PATCH } from '../src/workflows/agent-routing.js';
 import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
 import { DECLINE_ENDS_STRETCH_PATCH } from '../src/workflows/tool-results.js';
 import { workflowBundle } from '../src/worker.js';
+import { silentLogger } from './support/harness.js';
 import {
   fixturesOf,
   GENERATIONS,
@@ -167,15 +168,6 @@ function shapeOf(generation: string, name: string): Expected {
   return shape;
 }
 
-const silent = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
-
 const cases = GENERATIONS.flatMap((generation) =>
   fixturesOf(generation).map((name) => [generation, name] as const),
 );
@@ -224,7 +216,10 @@ describe('recorded workflow histories', () => {
   );
 
   it('fails with a DeterminismViolationError when agentRun schedules a different first activity', async () => {
-    const changed = await bundleWorkflowCode({ workflowsPath: CHANGED_WORKFLOW, logger: silent });
+    const changed = await bundleWorkflowCode({
+      workflowsPath: CHANGED_WORKFLOW,
+      logger: silentLogger,
+    });
     const replay = Worker.runReplayHistory(
       { workflowBundle: changed },
       historyFromJSON(readFixture(GENERATIONS[0]!, 'approved')),

@@ -37,3 +37,18 @@ export function cleanUpOnSignals(): void {
     });
   }
 }
+
+/**
+ * Runs a bench's `main` with the signal handlers of `cleanUpOnSignals`, and exits with the code
+ * it answers (0 when it answers nothing), or 1 after printing what it threw.
+ */
+export function runBench(main: () => Promise<number | void>): void {
+  cleanUpOnSignals();
+  main().then(
+    (code) => process.exit(code ?? 0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -3,11 +3,8 @@
  * to (read from the run itself) and who is deciding.
  */
 import { hostname, userInfo } from 'node:os';
-import { toTollgateError } from '../temporal-client/errors.js';
-import { TollgateError } from '../common/errors.js';
+import { describeAgentRun } from '../temporal-client/describe-agent-run.js';
 import type { DecidedBy } from '../common/run-types.js';
-import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { Agent } from '../definitions/agent.js';
 import { Tollgate } from '../runtime.js';
 import type { WorkerSettings } from '../worker-settings.js';
@@ -36,21 +33,7 @@ export function openTollgate(
  * @throws TollgateError `RUN_NOT_FOUND` when no such workflow exists or it is not an agent run.
  */
 export async function agentIdOfRun(tollgate: Tollgate, runId: string): Promise<string> {
-  const client = await tollgate.client();
-  let description;
-  try {
-    description = await client.workflow.getHandle(runId).describe();
-  } catch (error) {
-    throw await toTollgateError(error, runId);
-  }
-  const agentId = description.typedSearchAttributes.get(SA_KEYS.agentId);
-  if (description.type !== AGENT_RUN_WORKFLOW || !agentId) {
-    throw new TollgateError(
-      'RUN_NOT_FOUND',
-      `Workflow "${runId}" is a ${description.type} workflow, not a Tollgate agent run.`,
-    );
-  }
-  return agentId;
+  return (await describeAgentRun(await tollgate.client(), runId)).agentId;
 }
 
 /** `--as` and `--roles`, defaulting to `$USER@hostname` with the role `cli`. */

@@ -7,10 +7,10 @@ import type { BuildRef, MovedRun, RunMovedNote } from '../common/deployment-type
 import { TollgateError } from '../common/errors.js';
 import { runMovedSignal } from '../common/messages.js';
 import { requireAction, requireAgent, type Scope } from '../common/scope.js';
-import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, agentTaskQueue } from '../common/wire.js';
+import { agentTaskQueue } from '../common/wire.js';
 import { describeDeployment, describeVersion } from './deployment-versions.js';
 import { toTollgateError } from './errors.js';
+import { describeAgentRun } from './describe-agent-run.js';
 import { replayOnBuild } from './replay-on-build.js';
 import { runNotFound, ScopeGuard } from './scope-guard.js';
 import { pinnedBuildOf, recentPollers, type RecentPoller } from './worker-pollers.js';
@@ -108,19 +108,7 @@ export async function moveRun(
 /** The open agent run of this task queue that the caller may see; else a typed refusal. */
 async function openAgentRun(context: MoveContext, runId: string, options: MoveRunOptions) {
   const { client, taskQueue } = context;
-  let run: WorkflowExecutionDescription;
-  try {
-    run = await client.workflow.getHandle(runId).describe();
-  } catch (error) {
-    throw await toTollgateError(error, runId);
-  }
-  const agentId = run.typedSearchAttributes.get(SA_KEYS.agentId);
-  if (run.type !== AGENT_RUN_WORKFLOW || !agentId) {
-    throw new TollgateError(
-      'RUN_NOT_FOUND',
-      `Workflow "${runId}" is a ${run.type} workflow, not a Tollgate agent run.`,
-    );
-  }
+  const { run, agentId } = await describeAgentRun(client, runId);
   if (options.agentId !== undefined && agentId !== options.agentId) {
     throw runNotFound(runId, options.agentId);
   }

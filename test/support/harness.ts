@@ -258,3 +258,13 @@ export async function untilNoHostPolls(
     if (hosts.size > 0) throw new Error(`${queue} is still polled by ${identities.join(', ')}`);
   }, 60_000);
 }
+
+/** A logger that says nothing: for bundling workflow code in tests (webpack's chatter). */
+export const silentLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
