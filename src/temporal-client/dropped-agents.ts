@@ -8,7 +8,8 @@ import type { Client } from '@temporalio/client';
 import { isTollgateError, TollgateError } from '../common/errors.js';
 import { AGENT_RUN_WORKFLOW, SEARCH_ATTRIBUTES, agentTaskQueue } from '../common/wire.js';
 import { describeDeployment, describeVersion } from './deployment-versions.js';
-import { recentPollers } from './worker-pollers.js';
+import { quote } from './list-suspended-runs.js';
+import { isOfBuild, recentPollers } from './worker-pollers.js';
 
 /** An agent the current build hosts and the proposed one does not, with its runs that would follow. */
 export interface DroppedAgent {
@@ -59,12 +60,10 @@ async function droppedAgents(
     // Temporal lists a build's queues a moment after its first poll: its pollers count too.
     const queue = agentTaskQueue(taskQueue, agentId);
     const pollers = await recentPollers(client, queue, options.seenWithinMs, 'activity');
-    const hosted = [...pollers.values()].some(
-      (poller) =>
-        poller.deployment?.deploymentName === name && poller.deployment.buildId === buildId,
-    );
+    const build = { deploymentName: name, buildId };
+    const hosted = [...pollers.values()].some((poller) => isOfBuild(poller, build));
     if (hosted) continue;
-    const runs = `WorkflowType = '${AGENT_RUN_WORKFLOW}' AND TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running' AND ${SEARCH_ATTRIBUTES.agentId.name} = '${agentId}'`;
+    const runs = `WorkflowType = ${quote(AGENT_RUN_WORKFLOW)} AND TaskQueue = ${quote(taskQueue)} AND ExecutionStatus = 'Running' AND ${SEARCH_ATTRIBUTES.agentId.name} = ${quote(agentId)}`;
     const [all, pinned] = await Promise.all([
       client.workflow.count(runs),
       client.workflow.count(`${runs} AND TemporalWorkflowVersioningBehavior = 'Pinned'`),

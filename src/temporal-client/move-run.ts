@@ -13,7 +13,7 @@ import { toTollgateError } from './errors.js';
 import { describeAgentRun } from './describe-agent-run.js';
 import { replayOnBuild } from './replay-on-build.js';
 import { runNotFound, ScopeGuard } from './scope-guard.js';
-import { pinnedBuildOf, recentPollers, type RecentPoller } from './worker-pollers.js';
+import { isOfBuild, pinnedBuildOf, recentPollers, type RecentPoller } from './worker-pollers.js';
 
 /** How a run is moved, and who moves it. Every field is optional. */
 export interface MoveRunOptions {
@@ -183,10 +183,7 @@ async function requireWorkersOf(
 ): Promise<void> {
   const { client, seenWithinMs } = context;
   const ofTarget = (pollers: Map<string, RecentPoller>) =>
-    [...pollers.values()].some(
-      ({ deployment }) =>
-        deployment?.deploymentName === to.deploymentName && deployment.buildId === to.buildId,
-    );
+    [...pollers.values()].some((poller) => isOfBuild(poller, to));
   if (!ofTarget(await recentPollers(client, run.taskQueue, seenWithinMs))) {
     throw new TollgateError(
       'WORKER_UNAVAILABLE',

@@ -53,6 +53,14 @@ export async function recentPollers(
   return pollers;
 }
 
+/** Whether `poller` is a worker of `build` (same deployment and build id). */
+export function isOfBuild(poller: RecentPoller, build: WorkerDeploymentVersion): boolean {
+  return (
+    poller.deployment?.deploymentName === build.deploymentName &&
+    poller.deployment.buildId === build.buildId
+  );
+}
+
 /** A worker Temporal saw poll lately, and the Worker Deployment build it belongs to, if any. */
 export interface RecentPoller {
   identity: string;
@@ -151,12 +159,7 @@ export class WorkerAvailability {
     const builds = await this.buildsOf(client, run);
     const build = builds?.[0];
     const ofBuild = (poller: RecentPoller) =>
-      !builds ||
-      builds.some(
-        (each) =>
-          poller.deployment?.deploymentName === each.deploymentName &&
-          poller.deployment.buildId === each.buildId,
-      );
+      !builds || builds.some((each) => isOfBuild(poller, each));
     const count = async (taskQueue: string, tasks: 'workflow' | 'activity') =>
       identitiesOf((await this.pollersOf(client, taskQueue, tasks)).filter(ofBuild)).size;
     const pollers = await count(run.taskQueue, 'workflow');
