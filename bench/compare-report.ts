@@ -23,6 +23,8 @@ export interface SideFigures {
     signalToStartMs: number;
     updateToEndMs: number;
     signalToEndMs: number;
+    /** The physical limit: an empty workflow task's round trip (a no-op update), p50. */
+    emptyTaskMs: number;
   };
   /** bench/load.ts's summary: rates in runs/s, memory in KiB. */
   parked?: {
@@ -47,7 +49,7 @@ const ratio = (value: number, reference: number | undefined) =>
     : `${(value / reference).toFixed(2)}×`;
 
 function row(cells: string[]): string {
-  const widths = [44, 12, 30, 12, 10, 10];
+  const widths = [44, 12, 30, 12, 10, 10, 10];
   return `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join(' | ')} |`;
 }
 
@@ -63,8 +65,25 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
     lines.push(
       '',
       `## ${side.label}: ${side.server}`,
-      row(['what', 'Tollgate', 'floor (bare Temporal, same server)', 'peer', '× floor', '× peer']),
-      row(['---', '---', '---', '---', '---', '---']),
+      row([
+        'what',
+        'Tollgate',
+        'floor (bare Temporal, same server)',
+        'peer',
+        '× floor',
+        '× peer',
+        '× limit',
+      ]),
+      row(['---', '---', '---', '---', '---', '---', '---']),
+      row([
+        'physical limit: empty workflow task, p50',
+        '',
+        `${ms(f.emptyTaskMs)} (no-op update round trip)`,
+        '',
+        '',
+        '',
+        '1×',
+      ]),
       row([
         'wall time per agent step (model + tool)',
         ms(t.perStepMs),
@@ -72,6 +91,7 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         measured ? ms(measured.perStepMs) : '—',
         ratio(t.perStepMs, f.remotePerStepMs),
         ratio(t.perStepMs, measured?.perStepMs),
+        ratio(t.perStepMs, f.emptyTaskMs),
       ]),
       row([
         '  floor with 2 local activities per step',
@@ -88,6 +108,7 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         measured ? ms(measured.approveToToolStartMs) : '—',
         ratio(t.approveToToolStartMs, f.updateToStartMs),
         ratio(t.approveToToolStartMs, measured?.approveToToolStartMs),
+        ratio(t.approveToToolStartMs, f.emptyTaskMs),
       ]),
       row([
         'approve → run finished, p50',
@@ -96,6 +117,7 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         measured ? ms(measured.approveToEndMs) : '—',
         ratio(t.approveToEndMs, f.updateToEndMs),
         ratio(t.approveToEndMs, measured?.approveToEndMs),
+        ratio(t.approveToEndMs, f.emptyTaskMs),
       ]),
       row([
         'HTTP approve-tool-call p50 (to headers)',
@@ -104,6 +126,7 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         '—',
         ratio(t.httpToHeadersMs, f.updateToStartMs),
         '—',
+        ratio(t.httpToHeadersMs, f.emptyTaskMs),
       ]),
       row([
         '  (to the end of its SSE stream)',
@@ -112,6 +135,7 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         '—',
         ratio(t.httpToEndMs, f.updateToEndMs),
         '—',
+        ratio(t.httpToEndMs, f.emptyTaskMs),
       ]),
       ...(parked
         ? parkedRows(parked)

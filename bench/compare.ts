@@ -103,6 +103,7 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
         signalToStartMs: p50(floor.signal.map((s) => s.toActivityStartMs)),
         updateToEndMs: p50(floor.update.map((s) => s.toEndMs)),
         signalToEndMs: p50(floor.signal.map((s) => s.toEndMs)),
+        emptyTaskMs: p50(floor.emptyTaskMs),
       },
       ...(parked ? { parked } : {}),
     };

@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { baselineActivities, markedStarts } from './baseline/activities.js';
 import {
   approveUpdate,
+  emptyTasks,
   floorGate,
   floorLoop,
   parkedUpdate,
+  pokeUpdate,
   releaseSignal,
 } from './baseline/workflows.js';
 import { expectThat, median, progress, timed } from './stats.js';
@@ -41,6 +43,11 @@ export interface FloorResult {
   alongsidePerStepMs?: number;
   update: FloorGateSample[];
   signal: FloorGateSample[];
+  /**
+   * The physical limit: round trips of an update whose workflow task issues no command, on one
+   * open workflow (client → server → worker → server → client), in ms.
+   */
+  emptyTaskMs: number[];
 }
 
 export async function measureFloor(
@@ -120,6 +127,8 @@ export async function measureFloor(
       }
       return samples;
     };
+    progress(`floor: ${options.samples} empty workflow tasks (no-op updates), the physical limit`);
+    const emptyTaskMs = await emptyTaskRoundTrips(client, taskQueue, options);
     progress(`floor: update -> activity start, ${options.samples} parked workflows`);
     const update = await gate('update');
     progress(`floor: signal -> activity start, ${options.samples} parked workflows`);
@@ -133,6 +142,7 @@ export async function measureFloor(
         : {}),
       update,
       signal,
+      emptyTaskMs,
     };
   } finally {
     worker.shutdown();
@@ -140,4 +150,25 @@ export async function measureFloor(
     await native.close();
     await connection.close();
   }
+}
+
+/** Round trips of no-op updates on one open workflow, after `warmups` untimed ones. */
+async function emptyTaskRoundTrips(
+  client: Client,
+  taskQueue: string,
+  options: { samples: number; warmups: number },
+): Promise<number[]> {
+  const handle = await client.workflow.start(emptyTasks, {
+    taskQueue,
+    workflowId: `floor-empty-${randomUUID()}`,
+  });
+  const times: number[] = [];
+  for (let i = 0; i < options.samples + options.warmups; i++) {
+    const { ms } = await timed(() => handle.executeUpdate(pokeUpdate));
+    if (i >= options.warmups) times.push(ms);
+  }
+  await handle.signal(releaseSignal);
+  const pokes = await handle.result();
+  expectThat(pokes === options.samples + options.warmups, `empty tasks: ${pokes} pokes answered`);
+  return times;
 }

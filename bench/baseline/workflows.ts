@@ -1,7 +1,8 @@
 /**
  * Bare Temporal workflows, bundled on their own: the least a durable "wait for a person, then
  * act" costs (`parkedRun`, the load baseline), and the floor Tollgate's per-step and approval
- * figures are compared with (`floorLoop`, `floorGate`).
+ * figures are compared with (`floorLoop`, `floorGate`), and the least any workflow task costs
+ * on the server (`emptyTasks`).
  */
 import {
   condition,
@@ -18,6 +19,8 @@ export const releaseSignal = defineSignal('release');
 export const parkedUpdate = defineUpdate<boolean>('parked');
 /** The floor's approval as an update: accepted and applied, then the activity is scheduled. */
 export const approveUpdate = defineUpdate<boolean>('approve');
+/** Does nothing: one update is one workflow task that issues no command (the physical limit). */
+export const pokeUpdate = defineUpdate<number>('poke');
 
 const remote = proxyActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
 const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
@@ -51,4 +54,17 @@ export async function floorGate(id: string): Promise<string> {
   setHandler(approveUpdate, () => (released = true));
   await condition(() => released);
   return remote.mark(id);
+}
+
+/**
+ * Answers `poke` updates, each in a workflow task that issues no command, until `release`: one
+ * update's round trip is what the server, the worker and a client can do at all on this machine.
+ */
+export async function emptyTasks(): Promise<number> {
+  let pokes = 0;
+  let released = false;
+  setHandler(releaseSignal, () => void (released = true));
+  setHandler(pokeUpdate, () => ++pokes);
+  await condition(() => released);
+  return pokes;
 }
