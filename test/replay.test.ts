@@ -13,7 +13,7 @@ import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
 import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { PUBLISH_ON_CHANGE_PATCH } from '../src/workflows/status-publication.js';
-import { AGENT_QUEUES_PATCH } from '../src/workflows/agent-routing.js';
+import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from '../src/workflows/agent-routing.js';
 import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
 import { DECLINE_ENDS_STRETCH_PATCH } from '../src/workflows/tool-results.js';
 import { workflowBundle } from '../src/worker.js';
@@ -104,6 +104,14 @@ const PATCHES: Record<string, string[]> = {
     HANDLERS_FINISHED_PATCH,
     REQUEST_TIGHTENS_PATCH,
     AGENT_QUEUES_PATCH,
+  ],
+  '6-agent-work-here-first': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    TOOL_KEYS_PATCH,
+    HANDLERS_FINISHED_PATCH,
+    REQUEST_TIGHTENS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
   ],
 };
 

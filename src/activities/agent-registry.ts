@@ -42,16 +42,19 @@ export class AgentRegistry {
    */
   require(agentId: string): Agent {
     const agent = this.agents.get(agentId);
-    if (!agent) {
-      console.warn(
-        `[tollgate] a run asked this worker for agent "${agentId}", which it does not host; it hosts: ${this.ids().join(', ')}.`,
-      );
-      throw new TollgateError(
-        'AGENT_NOT_FOUND',
-        `Agent "${agentId}" is not hosted by the worker that took the run; start a worker that hosts it on this task queue.`,
-      );
-    }
+    if (!agent) throw this.notHosted(agentId);
     return agent;
+  }
+
+  /** The refusal of work for an agent this worker does not host (logged with the hosted ones). */
+  notHosted(agentId: string): TollgateError {
+    console.warn(
+      `[tollgate] a run asked this worker for agent "${agentId}", which it does not host; it hosts: ${this.ids().join(', ')}.`,
+    );
+    return new TollgateError(
+      'AGENT_NOT_FOUND',
+      `Agent "${agentId}" is not hosted by the worker that took the run; start a worker that hosts it on this task queue.`,
+    );
   }
 
   /** The tools of every hosted agent. */

@@ -26,8 +26,15 @@ export class Checkpoints {
   /** Undefined until marked: a cleared mark must still replace the details the server holds. */
   private executing: boolean | undefined;
 
-  constructor(private readonly context = Context.current()) {
-    const details = context.info.heartbeatDetails as AttemptDetails | undefined;
+  /**
+   * `carried`: the details an attempt refused by a worker without the agent handed on
+   * (`ExecuteToolInput.priorAttempt`), used when this activity has none of its own yet.
+   */
+  constructor(
+    private readonly context = Context.current(),
+    carried?: JsonValue,
+  ) {
+    const details = (context.info.heartbeatDetails ?? carried) as AttemptDetails | undefined;
     this.previous = details?.tollgateCheckpoint;
     this.previousEndedUnseen = details?.tollgateExecuting === true;
     this.latest = this.previous;

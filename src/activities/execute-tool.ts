@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { TollgateError } from '../common/errors.js';
+import { tollgateFailure } from '../common/failure.js';
 import { toJsonValue } from '../common/json.js';
 import { jsonBytes } from '../common/continued-run.js';
 import { MAX_TOOL_RESULT_BYTES } from '../common/limits.js';
@@ -11,6 +12,22 @@ import type { AgentRegistry } from './agent-registry.js';
 import type { Checkpoints } from './checkpoints.js';
 
 const SUSPENDED: SuspendSignal = Object.freeze({ suspended: true as const });
+
+/**
+ * Refuses a call on a worker that does not host its agent, before anything runs, handing on what
+ * the call's earlier attempts left in their heartbeat details: the run schedules the call again
+ * on the agent's queue with them (`onAgentHost`), so a repeat of an attempt that started `execute`
+ * unseen is still refused there.
+ */
+export function refuseUnhosted(agents: AgentRegistry, input: ExecuteToolInput): void {
+  if (agents.find(input.agentId)) return;
+  const refusal = agents.notHosted(input.agentId);
+  const prior: unknown = Context.current().info.heartbeatDetails ?? input.priorAttempt;
+  throw tollgateFailure(refusal.code, refusal.message, {
+    cause: refusal,
+    ...(prior !== undefined ? { details: [prior] } : {}),
+  });
+}
 
 /**
  * Runs an approved (or ungated) call. Bad arguments, bad output and a `suspend()` come back as

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { Context } from '@temporalio/activity';
 import type { WorkflowBundle } from '@temporalio/worker';
 import { conversationQuery } from '../common/messages.js';
 import type {
@@ -14,7 +15,7 @@ import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { AgentRegistry } from './agent-registry.js';
 import { ConversationCache } from './conversation-cache.js';
 import { describeAgent } from './describe-agent.js';
-import { runTool } from './execute-tool.js';
+import { refuseUnhosted, runTool } from './execute-tool.js';
 import { Checkpoints } from './checkpoints.js';
 import { classified } from './failures.js';
 import { whileHeartbeating } from './keep-alive.js';
@@ -81,7 +82,8 @@ export function createActivities(deps: ActivityDeps) {
       ),
     executeTool: (input: ExecuteToolInput) =>
       classified(() => {
-        const checkpoints = new Checkpoints();
+        refuseUnhosted(deps.agents, input);
+        const checkpoints = new Checkpoints(Context.current(), input.priorAttempt);
         return whileHeartbeating(
           () => runTool(deps.agents, input, checkpoints),
           () => checkpoints.details(),

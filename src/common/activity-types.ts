@@ -57,6 +57,12 @@ export interface ExecuteToolInput {
   idempotencyKey?: string;
   /** The tool definition the call's approval binds to (`ToolExecutionContext.approvedDefinition`). */
   approvedDefinition?: string;
+  /**
+   * The heartbeat details of the call's earlier attempts, carried over when a worker without the
+   * agent refused an attempt and the call was scheduled again on the agent's queue
+   * (`onAgentHost`): its checkpoint, and whether an attempt started `execute` unseen.
+   */
+  priorAttempt?: JsonValue;
 }
 
 export type ExecuteToolOutput =

@@ -9,6 +9,8 @@ export interface TollgateFailureOptions {
   nextRetryDelay?: number;
   /** The error this failure reports, kept as its cause. */
   cause?: Error;
+  /** JSON-safe values the failure carries to the workflow (`ApplicationFailure.details`). */
+  details?: unknown[];
 }
 
 /**
@@ -21,12 +23,13 @@ export function tollgateFailure(
   message: string,
   options: TollgateFailureOptions = {},
 ): ApplicationFailure {
-  const { nonRetryable = true, nextRetryDelay, cause } = options;
+  const { nonRetryable = true, nextRetryDelay, cause, details } = options;
   return ApplicationFailure.create({
     type: FAILURE_TYPE_PREFIX + code,
     message,
     nonRetryable,
     ...(nextRetryDelay !== undefined ? { nextRetryDelay } : {}),
     ...(cause !== undefined ? { cause } : {}),
+    ...(details !== undefined ? { details } : {}),
   });
 }

@@ -27,6 +27,7 @@ import type {
   CompactConversationInput,
   CompactedConversation,
 } from '../common/compaction-types.js';
+import { onAgentHost, type AgentRoute } from './agent-routing.js';
 import { localModelStep, localOrHosted, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
@@ -72,11 +73,13 @@ function onQueue(options: ActivityOptions, queue: string | undefined): ActivityO
 export function describeAgent(
   agentId: string,
   toolNaming: ToolNaming,
-  queue: string | undefined,
+  route: AgentRoute,
 ): Promise<AgentManifest> {
-  return control.describeAgent.executeWithOptions(
-    onQueue({ ...CONTROL, summary: `describe agent ${agentId}` }, queue),
-    toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+  return onAgentHost(route, (queue) =>
+    control.describeAgent.executeWithOptions(
+      onQueue({ ...CONTROL, summary: `describe agent ${agentId}` }, queue),
+      toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+    ),
   );
 }
 
@@ -95,13 +98,15 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
 export function modelStep(
   manifest: AgentManifest,
   input: ModelStepInput,
-  queue: string | undefined,
+  route: AgentRoute,
 ): Promise<ModelStepOutput> {
   const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
-  const hosted = () => remoteModelStep(settings, input, queue);
-  if (modelStepsAreLocal(manifest))
+  const queue = route.agentQueue;
+  if (modelStepsAreLocal(manifest)) {
+    const hosted = () => remoteModelStep(settings, input, queue);
     return localOrHosted(() => localModelStep(settings, input), queue, hosted);
-  return hosted();
+  }
+  return onAgentHost(route, (queue) => remoteModelStep(settings, input, queue));
 }
 
 function remoteModelStep(
@@ -157,7 +162,18 @@ function retryOf(retry: RetrySpec): ActivityOptions['retry'] {
   };
 }
 
+/** A tool call as an activity, by the run's route (`onAgentHost`). */
 export function executeTool(
+  tool: ToolManifest,
+  input: ExecuteToolInput,
+  route: AgentRoute,
+): Promise<ExecuteToolOutput> {
+  return onAgentHost(route, (queue, priorAttempt) =>
+    executeToolOn(tool, priorAttempt === undefined ? input : { ...input, priorAttempt }, queue),
+  );
+}
+
+function executeToolOn(
   tool: ToolManifest,
   input: ExecuteToolInput,
   queue: string | undefined,

@@ -18,7 +18,7 @@ import type {
   ThreadRef,
   ToolNaming,
 } from '../common/run-types.js';
-import { agentQueueOfRun } from './agent-routing.js';
+import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
 import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
 import { CHANNELS_PATCH } from './channel-notices.js';
@@ -55,6 +55,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
   const input = withRequestRules(started);
   const state = new RunState(workflowInfo().workflowId, input.agentId);
   state.agentQueue = agentQueueOfRun(input.agentId);
+  state.hereFirst = hereFirstOfRun(state.agentQueue);
   installHandlers(state);
   reportToParent(state, input);
   state.messages.push(...input.messages);
@@ -70,7 +71,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
   }
   try {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
-    const manifest = await describeAgent(input.agentId, toolNaming, state.agentQueue);
+    const manifest = await describeAgent(input.agentId, toolNaming, state);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
     if (doesLocalWork(manifest)) {
       state.status.keepRepeats();
@@ -168,7 +169,7 @@ async function runSteps(
         conversation: conversation.refFrom(conversation.knownToWorker),
         ...namingOf(manifest),
       },
-      state.agentQueue,
+      state,
     );
     lastText = stepTextDeltas(last);
     for (const text of lastText) state.log.emit('text-delta', { text });

@@ -1,12 +1,6 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  patched,
-  proxyLocalActivities,
-  type LocalActivityOptions,
-} from '@temporalio/workflow';
+import { patched, proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
-import { FAILURE_TYPE_PREFIX, TollgateError } from '../common/errors.js';
+import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
 import type {
   AgentManifest,
@@ -18,6 +12,7 @@ import type {
   RetrySpec,
   ToolManifest,
 } from '../common/run-types.js';
+import { agentNotHostedHere } from './agent-routing.js';
 
 /**
  * Local execution (docs/local-execution.md): model steps of agents with
@@ -111,14 +106,6 @@ export async function localOrHosted<T>(
     if (queue === undefined || !agentNotHostedHere(error)) throw error;
     return hosted();
   }
-}
-
-function agentNotHostedHere(error: unknown): boolean {
-  return (
-    error instanceof ActivityFailure &&
-    error.cause instanceof ApplicationFailure &&
-    TollgateError.codeOfFailureType(error.cause.type) === 'AGENT_NOT_FOUND'
-  );
 }
 
 /** The step whose tool calls run now: the latest `step-start` on the run's chunk log. */

@@ -31,6 +31,8 @@ export class RunState {
   autoResume = false;
   /** The task queue of the agent's activities (`agentQueueOfRun`); undefined: the run's own. */
   agentQueue: string | undefined;
+  /** Agent work tries the run's own queue first (`AgentRoute`, `onAgentHost`). */
+  hereFirst = false;
 
   constructor(
     readonly runId: string,

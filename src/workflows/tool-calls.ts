@@ -197,13 +197,14 @@ async function execute(
     ...namingOf(context.manifest),
   };
   try {
-    const queue = context.state.agentQueue;
+    const { state } = context;
     // Done where the agent is hosted instead, a local call keeps its position's key.
     const keyed = local ? { ...input, idempotencyKey: positionKey(input.runId, local) } : input;
-    const hosted = () => executeTool(tool, keyed, queue);
+    const hosted = () =>
+      executeTool(tool, keyed, { agentQueue: state.agentQueue, hereFirst: false });
     return await (local
-      ? localOrHosted(() => localExecuteTool(tool, input, local), queue, hosted)
-      : hosted());
+      ? localOrHosted(() => localExecuteTool(tool, input, local), state.agentQueue, hosted)
+      : executeTool(tool, input, state));
   } catch (error) {
     if (error instanceof ActivityFailure) return { kind: 'error', ...toolFailure(error, tool) };
     throw error;
