@@ -92,19 +92,25 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
   );
 }
 
+/** The manifest's model-step settings; defaults for manifests recorded before they existed. */
+export function modelStepSettings(manifest: AgentManifest): ModelStepManifest {
+  return manifest.modelStep ?? MODEL_STEP_DEFAULTS;
+}
+
 export function modelStep(
   manifest: AgentManifest,
   input: ModelStepInput,
   queue: string | undefined,
 ): Promise<ModelStepOutput> {
-  const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
-  const hosted = () => remoteModelStep(settings, input, queue);
+  const settings = modelStepSettings(manifest);
+  const hosted = () => hostedModelStep(settings, input, queue);
   if (modelStepsAreLocal(manifest))
     return localOrHosted(() => localModelStep(settings, input), queue, hosted);
   return hosted();
 }
 
-function remoteModelStep(
+/** A model step as an ordinary activity, on the agent's queue where the run routes it there. */
+export function hostedModelStep(
   settings: ModelStepManifest,
   input: ModelStepInput,
   queue: string | undefined,
