@@ -8,6 +8,7 @@ import { Worker } from '@temporalio/worker';
 import { workflowBundle } from '../src/worker.js';
 import { Agent, createTool, type Chunk, type Tollgate } from '../src/index.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
+import { z } from 'zod';
 import { within } from '../bench/support/concurrency.js';
 import { chunksOf, hostAgents, recordingTool } from './support/harness.js';
 import { comparable } from './support/chunk-compare.js';
@@ -16,7 +17,8 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /**
  * "Look up <n>": one lookup a step (r1 … rn), with a line of text each; then, if the prompt says
- * "delete", a gated delete of r1; then the answer.
+ * "delete", a gated delete of r1 (or, if it says "ask", a local call that suspends); then the
+ * answer.
  */
 const script: TurnPicker = (prompt) => {
   const asked = JSON.stringify(prompt.find((message) => message.role === 'user')?.content ?? '');
@@ -25,6 +27,7 @@ const script: TurnPicker = (prompt) => {
   const last = results.at(-1);
   const lastTool = last?.content.find((part) => part.type === 'tool-result')?.toolName;
   if (lastTool === 'delete') return { text: ['All ', 'done.'] };
+  if (lastTool === 'ask') return { text: `Asked: ${JSON.stringify(last?.content)}` };
   if (results.length < wanted) {
     const id = `r${results.length + 1}`;
     return {
@@ -32,6 +35,8 @@ const script: TurnPicker = (prompt) => {
       toolCalls: [{ toolName: 'lookup', args: { id }, toolCallId: `call-${id}` }],
     };
   }
+  if (asked.includes('ask'))
+    return { toolCalls: [{ toolName: 'ask', args: {}, toolCallId: 'call-ask' }] };
   if (asked.includes('delete'))
     return { toolCalls: [{ toolName: 'delete', args: { id: 'r1' }, toolCallId: 'call-d' }] };
   return { text: [`Found `, `${wanted}.`] };
@@ -40,6 +45,19 @@ const script: TurnPicker = (prompt) => {
 function scriptedAgent(id: string, local: boolean) {
   const lookup = recordingTool('lookup');
   const remove = recordingTool('delete', { requireApproval: true });
+  const asks: unknown[] = [];
+  const ask = createTool({
+    id: 'ask',
+    inputSchema: z.object({}),
+    suspendSchema: z.object({ question: z.string() }),
+    resumeSchema: z.object({ city: z.string() }),
+    local: true,
+    execute: async (_input, context) => {
+      asks.push(context.agent.resumeData ?? null);
+      const city = context.agent.resumeData?.city;
+      return city ? { city } : await context.agent.suspend({ question: 'Which city?' });
+    },
+  });
   const agent = new Agent({
     id,
     instructions: 'You are a test agent.',
@@ -47,10 +65,11 @@ function scriptedAgent(id: string, local: boolean) {
     tools: {
       lookup: local ? createTool({ ...lookup.tool, local: true }) : lookup.tool,
       delete: remove.tool,
+      ask,
     },
     ...(local ? { execution: { modelSteps: 'local' as const } } : {}),
   });
-  return { agent, lookups: lookup.executions, deletes: remove.executions };
+  return { agent, lookups: lookup.executions, deletes: remove.executions, asks };
 }
 
 /** Local activities' markers (patches record markers too, under other names). */
@@ -173,5 +192,29 @@ describe('stretches of local steps', () => {
     expect(local.lookups.length - before.lookups).toBe(3);
     expect(local.deletes.length).toBe(before.deletes);
     expect(scheduledActivities(await historyOf(first.runId))).toEqual(['describeAgent']);
+  }, 60_000);
+
+  it('hands a call that suspends inside a stretch to the workflow, which waits for the resume and runs it again', async () => {
+    const before = { lookups: local.lookups.length, asks: local.asks.length };
+    const agent = tollgate.getAgent('stretch-local');
+    const first = await agent.stream('Look up 1 record, then ask.');
+    expect(await within(first.finishReason, 30_000, 'suspending')).toBe('suspended');
+    expect(await first.suspendPayload).toMatchObject({
+      toolCallId: 'call-ask',
+      suspendPayload: { question: 'Which city?' },
+    });
+    expect(local.asks.slice(before.asks)).toEqual([null]);
+    // Steps 1-2 (the lookup, then the call that suspended) in one stretch.
+    expect(markers(await historyOf(first.runId))).toBe(1);
+
+    const resumed = await agent.resumeStream({ city: 'Oslo' }, { runId: first.runId });
+    expect(await within(resumed.finishReason, 30_000, 'after resume')).toBe('stop');
+    expect(await resumed.text).toContain('Oslo');
+    expect(local.asks.slice(before.asks)).toEqual([null, { city: 'Oslo' }]);
+    expect(local.lookups.length - before.lookups).toBe(1);
+    // The resumed call as a local call of its own, then a stretch of one step that answers.
+    const events = await historyOf(first.runId);
+    expect(markers(events)).toBe(3);
+    expect(scheduledActivities(events)).toEqual(['describeAgent']);
   }, 60_000);
 });
