@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import { refOf } from '../common/chunks.js';
 import { jsonBytes } from '../common/continued-run.js';
 import { TollgateError } from '../common/errors.js';
@@ -31,7 +30,6 @@ import { runModelStep, type ModelStepDeps } from './model-step.js';
  */
 export async function runStretch(deps: ModelStepDeps, input: StretchInput): Promise<StretchOutput> {
   const started = Date.now();
-  const cancelled = Context.current().cancellationSignal;
   const { conversation: first, lastStep, rules, ...stepInput } = input;
   let messages = await wholeConversation(deps, input.runId, first);
   const steps: StretchStep[] = [];
@@ -42,7 +40,6 @@ export async function runStretch(deps: ModelStepDeps, input: StretchInput): Prom
     const later = steps.length > 0;
     if (later && bytes >= STRETCH_MAX_BYTES) return end('bytes');
     if (later && Date.now() - started >= STRETCH_MAX_MS) return end('time');
-    if (later && cancelled.aborted) return end('time');
     const conversation = { from: 0, messages, ...generationOf(first.generation) };
     let output;
     try {
@@ -58,12 +55,14 @@ export async function runStretch(deps: ModelStepDeps, input: StretchInput): Prom
     if (calls.length === 0) return done(output, 'answer');
     if (!stepStretches(rules, calls)) return done(output, 'not-stretchable');
     const toolOutputs = await Promise.all(calls.map((call, index) => execute(call, index, step)));
-    if (bytes + outputBytes + jsonBytes(toolOutputs) > STRETCH_HARD_MAX_BYTES) {
+    const stepBytes = outputBytes + jsonBytes(toolOutputs);
+    if (bytes + stepBytes > STRETCH_HARD_MAX_BYTES) {
+      // Read-only calls: the workflow runs them again, one local activity each.
       steps.push({ output, toolOutputs: calls.map(() => null) });
       return end('bytes');
     }
     steps.push({ output, toolOutputs });
-    bytes += outputBytes + jsonBytes(toolOutputs);
+    bytes += stepBytes;
     if (toolOutputs.some((out) => out === null || !plain(out))) return end('tool-output');
     if (step >= lastStep) return end('last-step');
     const results = calls.map((call, index) => partOf(call, toolOutputs[index]!));
