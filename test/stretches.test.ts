@@ -32,7 +32,13 @@ const script: TurnPicker = (prompt) => {
     const id = `r${results.length + 1}`;
     return {
       text: [`Looking `, `up ${id}.`],
-      toolCalls: [{ toolName: 'lookup', args: { id }, toolCallId: `call-${id}` }],
+      toolCalls: [
+        {
+          toolName: asked.includes('pages') ? 'page' : 'lookup',
+          args: { id },
+          toolCallId: `call-${id}`,
+        },
+      ],
     };
   }
   if (asked.includes('ask'))
@@ -45,6 +51,10 @@ const script: TurnPicker = (prompt) => {
 function scriptedAgent(id: string, local: boolean) {
   const lookup = recordingTool('lookup');
   const remove = recordingTool('delete', { requireApproval: true });
+  // 150 KB a call: two steps pass a stretch's byte bound (STRETCH_MAX_BYTES).
+  const page = recordingTool('page', {
+    result: (input) => ({ id: input.id, text: 'x'.repeat(150_000) }),
+  });
   const asks: unknown[] = [];
   const ask = createTool({
     id: 'ask',
@@ -66,10 +76,17 @@ function scriptedAgent(id: string, local: boolean) {
       lookup: local ? createTool({ ...lookup.tool, local: true }) : lookup.tool,
       delete: remove.tool,
       ask,
+      page: local ? createTool({ ...page.tool, local: true }) : page.tool,
     },
     ...(local ? { execution: { modelSteps: 'local' as const } } : {}),
   });
-  return { agent, lookups: lookup.executions, deletes: remove.executions, asks };
+  return {
+    agent,
+    lookups: lookup.executions,
+    deletes: remove.executions,
+    pages: page.executions,
+    asks,
+  };
 }
 
 /** Local activities' markers (patches record markers too, under other names). */
@@ -216,5 +233,17 @@ describe('stretches of local steps', () => {
     const events = await historyOf(first.runId);
     expect(markers(events)).toBe(3);
     expect(scheduledActivities(events)).toEqual(['describeAgent']);
+  }, 60_000);
+
+  it('starts a new stretch once the steps of one passed its byte bound', async () => {
+    const before = local.pages.length;
+    const output = await tollgate.getAgent('stretch-local').generate('Look up 4 pages.');
+    expect(output.finishReason).toBe('stop');
+    expect(output.steps).toHaveLength(5);
+    expect(local.pages.slice(before).map((e) => e.input)).toEqual(
+      ['r1', 'r2', 'r3', 'r4'].map((id) => ({ id })),
+    );
+    // 150 KB a step: steps 1-2, then 3-4 (each pair past 256 KiB), then the answer.
+    expect(markers(await historyOf(output.runId))).toBe(3);
   }, 60_000);
 });
