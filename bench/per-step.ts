@@ -11,6 +11,8 @@ import { cpuDuring, type CpuSample } from './cpu.js';
 import { expectThat, median, progress, timed } from './stats.js';
 
 export const PER_STEP_AGENT_ID = 'bench-per-step';
+/** The same loop in local execution mode: its ungated lookups stretch (docs/local-execution.md). */
+export const LOCAL_PER_STEP_AGENT_ID = 'bench-per-step-local';
 const TOOL_NAME = 'lookup';
 const INSTRUCTIONS = 'You are a benchmark agent.';
 const DESCRIPTION = 'Looks up the item of a step.';
@@ -26,18 +28,29 @@ function lookup(input: { step: number }): { step: number; item: string } {
 
 /** The agent Tollgate runs; the in-process runner uses an identical model and tool. */
 export function perStepAgent(): Agent {
+  return loopAgent(PER_STEP_AGENT_ID, false);
+}
+
+/** `perStepAgent` with local model steps and a `local: true` (ungated) lookup. */
+export function localPerStepAgent(): Agent {
+  return loopAgent(LOCAL_PER_STEP_AGENT_ID, true);
+}
+
+function loopAgent(id: string, local: boolean): Agent {
   return new Agent({
-    id: PER_STEP_AGENT_ID,
+    id,
     instructions: INSTRUCTIONS,
-    model: scriptedModel(loopPicker({ toolName: TOOL_NAME }), PER_STEP_AGENT_ID),
+    model: scriptedModel(loopPicker({ toolName: TOOL_NAME }), id),
     tools: {
       [TOOL_NAME]: createTool({
         id: TOOL_NAME,
         description: DESCRIPTION,
         inputSchema,
         execute: lookup,
+        ...(local ? { local: true } : {}),
       }),
     },
+    ...(local ? { execution: { modelSteps: 'local' as const } } : {}),
   });
 }
 
@@ -65,8 +78,8 @@ export interface PerStepResult {
 export type Runner = (steps: number) => Promise<void>;
 
 /** One Tollgate run of `steps` model steps through `generate()`, checked. */
-export function tollgateRunner(tollgate: Tollgate): Runner {
-  const agent = tollgate.getAgent(PER_STEP_AGENT_ID);
+export function tollgateRunner(tollgate: Tollgate, agentId = PER_STEP_AGENT_ID): Runner {
+  const agent = tollgate.getAgent(agentId);
   return async (steps) => {
     const before = executions;
     const output = await agent.generate(loopPrompt(steps), { maxSteps: steps });
@@ -118,7 +131,7 @@ async function timeRunner(
 }
 
 /** The same loop through `streamText` alone: tools with `execute`, stopping after N steps. */
-function inProcessRunner(): Runner {
+export function inProcessRunner(): Runner {
   const model: LanguageModel = scriptedModel(
     loopPicker({ toolName: TOOL_NAME }),
     'bench-in-process',

@@ -3,7 +3,9 @@
  * (10 steps: model step + ungated tool) and a gated agent, then reads every run's history and
  * reports the server-side time of each workflow task (WorkflowTaskStarted → WorkflowTaskCompleted),
  * the number of workflow tasks per step, wall time per step, and approve → tool start / finish.
- * With `--local 1` it also runs both agents in local execution mode. Run the worker under
+ * With `--local 1` it also runs both agents in local execution mode (the per-step one is
+ * `localPerStepAgent()`, whose ungated local lookups stretch) and the same loop by the AI SDK
+ * in-process, the reference a stretch is held to. Run the worker under
  * `--cpu-prof` to see where a workflow task's time goes:
  *
  *   npm run build && node --cpu-prof --cpu-prof-dir=/tmp/prof dist/bench/step-profile.js
@@ -20,6 +22,7 @@ import { Agent, createTool, startDevServer, Tollgate, findTemporalCli } from '..
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { gatedLookupAgent } from './approval-latency.js';
 import { loopPicker, loopPrompt } from './bench-model.js';
+import { inProcessRunner, LOCAL_PER_STEP_AGENT_ID, localPerStepAgent } from './per-step.js';
 import { parseIntOptions } from './support/args.js';
 import { loadAverage } from './support/system.js';
 import { expectThat, median, progress, quantile } from './stats.js';
@@ -116,10 +119,10 @@ async function histories(tollgate: Tollgate, runIds: string[]): Promise<HistoryE
 
 async function perStep(tollgate: Tollgate, agentId: string, label: string): Promise<string[]> {
   const agent = tollgate.getAgent(agentId);
-  const run = async () => {
-    const output = await agent.generate(loopPrompt(options.steps), { maxSteps: options.steps });
+  const run = async (steps = options.steps) => {
+    const output = await agent.generate(loopPrompt(steps), { maxSteps: steps });
     expectThat(output.finishReason === 'stop', `${output.runId} ended ${output.finishReason}`);
-    expectThat(output.steps.length === options.steps, `${output.runId}: wrong step count`);
+    expectThat(output.steps.length === steps, `${output.runId}: wrong step count`);
     return output.runId;
   };
   await run();
@@ -130,13 +133,40 @@ async function perStep(tollgate: Tollgate, agentId: string, label: string): Prom
     ids.push(await run());
     walls.push(performance.now() - started);
   }
+  // What a step adds to a run, without the run's own start and end.
+  const single: number[] = [];
+  for (let i = 0; i < options.runs; i++) {
+    const started = performance.now();
+    await run(1);
+    single.push(performance.now() - started);
+  }
+  const added = (median(walls) - median(single)) / (options.steps - 1);
   const times = taskTimes(await histories(tollgate, ids));
   const perRun = (n: number) => (n / options.runs).toFixed(1);
   return [
-    `${label}: per step ${fmt(median(walls) / options.steps)} (run of ${options.steps} steps p50 ${fmt(median(walls))})`,
+    `${label}: per step ${fmt(median(walls) / options.steps)} (run of ${options.steps} steps p50 ${fmt(median(walls))}); a step adds ${fmt(added)} (1-step run p50 ${fmt(median(single))})`,
     `  workflow tasks per run ${perRun(times.tasks)}, events per run ${perRun(times.events)}, upserts per run ${perRun(times.upserts)}, local-activity markers per run ${perRun(times.markers)}`,
     `  workflow task started → completed p50 ${fmt(median(times.started))}, p90 ${fmt(quantile(times.started, 0.9))}; scheduled → started p50 ${fmt(median(times.queued))}`,
   ];
+}
+
+/** The same loop by the AI SDK alone, in this process: the reference a stretch is held to. */
+async function inProcess(): Promise<string> {
+  const run = inProcessRunner();
+  await run(options.steps);
+  const time = async (steps: number) => {
+    const walls: number[] = [];
+    for (let i = 0; i < options.runs; i++) {
+      const started = performance.now();
+      await run(steps);
+      walls.push(performance.now() - started);
+    }
+    return median(walls);
+  };
+  const full = await time(options.steps);
+  const single = await time(1);
+  const added = (full - single) / (options.steps - 1);
+  return `AI SDK in-process loop: per step ${fmt(full / options.steps)} (run of ${options.steps} steps p50 ${fmt(full)}); a step adds ${fmt(added)} (1-step run p50 ${fmt(single)})`;
 }
 
 async function approvals(tollgate: Tollgate, agentId: string, label: string): Promise<string[]> {
@@ -173,7 +203,7 @@ async function main(): Promise<void> {
   });
   const agents = [stepAgent('steps-remote', false), gatedLookupAgent('gated-remote', toolStarts)];
   if (options.local)
-    agents.push(stepAgent('steps-local', true), gatedLookupAgent('gated-local', toolStarts, true));
+    agents.push(localPerStepAgent(), gatedLookupAgent('gated-local', toolStarts, true));
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
     temporal: { address: server.address, namespace: server.namespace, taskQueue: 'step-profile' },
@@ -186,7 +216,9 @@ async function main(): Promise<void> {
     lines.push(...(await perStep(tollgate, 'steps-remote', 'remote')));
     if (options.local) {
       progress('per step, local');
-      lines.push(...(await perStep(tollgate, 'steps-local', 'local')));
+      lines.push(...(await perStep(tollgate, LOCAL_PER_STEP_AGENT_ID, 'local (stretches)')));
+      progress('per step, AI SDK in-process loop');
+      lines.push(await inProcess());
     }
     progress('approvals');
     lines.push(...(await approvals(tollgate, 'gated-remote', 'approval, remote')));

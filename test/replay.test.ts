@@ -16,6 +16,10 @@ import { PUBLISH_ON_CHANGE_PATCH } from '../src/workflows/status-publication.js'
 import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from '../src/workflows/agent-routing.js';
 import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
 import { DECLINE_ENDS_STRETCH_PATCH } from '../src/workflows/tool-results.js';
+import { CONTINUE_AS_NEW_PATCH } from '../src/workflows/continue-as-new.js';
+import { CHANNELS_PATCH } from '../src/workflows/channel-notices.js';
+import { DEFINITION_REGATE_PATCH } from '../src/workflows/definition-regate.js';
+import { STRETCHES_PATCH } from '../src/workflows/stretches.js';
 import { workflowBundle } from '../src/worker.js';
 import { silentLogger } from './support/harness.js';
 import {
@@ -67,10 +71,14 @@ const EXPECTED: Record<string, Expected> = {
   'quorum-of-two': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
   'approved-with-edited-args': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
   'declined-beside-waiting': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
+  'stretch-then-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
-const FIRST_RECORDED_IN: Record<string, number> = { 'declined-beside-waiting': 5 };
+const FIRST_RECORDED_IN: Record<string, number> = {
+  'declined-beside-waiting': 5,
+  'stretch-then-approved': 7,
+};
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */
 function scenariosOf(generation: string): string[] {
@@ -113,6 +121,15 @@ const PATCHES: Record<string, string[]> = {
     AGENT_QUEUES_PATCH,
     HERE_FIRST_PATCH,
   ],
+  // Stretches change only local-mode runs: the re-recorded remote scenarios record what 6 did.
+  '7-stretches': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    TOOL_KEYS_PATCH,
+    HANDLERS_FINISHED_PATCH,
+    REQUEST_TIGHTENS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+  ],
 };
 
 /**
@@ -126,6 +143,14 @@ const PATCHES_WHERE_NEEDED: Record<string, string[]> = {
   'supervisor-approved-db-grandchild': [PUBLISH_ON_CHANGE_PATCH],
   // From generation 5: the decline that leaves the other call waiting ends its stretch.
   'declined-beside-waiting': [DECLINE_ENDS_STRETCH_PATCH],
+  // From generation 7: a local-mode run decides these before its first local work.
+  'stretch-then-approved': [
+    CONTINUE_AS_NEW_PATCH,
+    CHANNELS_PATCH,
+    DECLINE_ENDS_STRETCH_PATCH,
+    DEFINITION_REGATE_PATCH,
+    STRETCHES_PATCH,
+  ],
 };
 
 function patchesExpected(generation: string, name: string): string[] {

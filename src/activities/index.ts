@@ -20,6 +20,8 @@ import { Checkpoints } from './checkpoints.js';
 import { classified } from './failures.js';
 import { whileHeartbeating } from './keep-alive.js';
 import { runModelStep } from './model-step.js';
+import { runStretch } from './run-stretch.js';
+import type { StretchInput } from '../common/stretches.js';
 import { compactConversation } from './compact-conversation.js';
 import type { CompactConversationInput } from '../common/compaction-types.js';
 import { evaluateAgentPolicies } from './tool-policies.js';
@@ -73,6 +75,11 @@ export function createActivities(deps: ActivityDeps) {
             input,
           ),
         ),
+      ),
+    /** Local-mode runs only, as a local activity: it cannot heartbeat, its bounds keep it short. */
+    runStretch: (input: StretchInput) =>
+      classified(() =>
+        runStretch({ agents: deps.agents, bus: deps.bus, conversations, readConversation }, input),
       ),
     compactConversation: (input: CompactConversationInput) =>
       classified(() =>

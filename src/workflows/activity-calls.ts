@@ -95,21 +95,27 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
   );
 }
 
+/** The manifest's model-step settings; defaults for manifests recorded before they existed. */
+export function modelStepSettings(manifest: AgentManifest): ModelStepManifest {
+  return manifest.modelStep ?? MODEL_STEP_DEFAULTS;
+}
+
 export function modelStep(
   manifest: AgentManifest,
   input: ModelStepInput,
   route: AgentRoute,
 ): Promise<ModelStepOutput> {
-  const settings = manifest.modelStep ?? MODEL_STEP_DEFAULTS;
+  const settings = modelStepSettings(manifest);
   const queue = route.agentQueue;
   if (modelStepsAreLocal(manifest)) {
-    const hosted = () => remoteModelStep(settings, input, queue);
+    const hosted = () => hostedModelStep(settings, input, queue);
     return localOrHosted(() => localModelStep(settings, input), queue, hosted);
   }
-  return onAgentHost(route, (queue) => remoteModelStep(settings, input, queue));
+  return onAgentHost(route, (queue) => hostedModelStep(settings, input, queue));
 }
 
-function remoteModelStep(
+/** A model step as an ordinary activity, on the agent's queue where the run routes it there. */
+export function hostedModelStep(
   settings: ModelStepManifest,
   input: ModelStepInput,
   queue: string | undefined,

@@ -20,7 +20,7 @@ import type {
 } from '../common/run-types.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
-import { appendThread, describeAgent, loadThread, modelStep } from './activity-calls.js';
+import { appendThread, describeAgent, loadThread } from './activity-calls.js';
 import { CHANNELS_PATCH } from './channel-notices.js';
 import {
   checkStepFits,
@@ -44,7 +44,8 @@ import { runToolCalls } from './tool-calls.js';
 import { DECLINE_ENDS_STRETCH_PATCH, failureMessage } from './tool-results.js';
 import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
-import { namingOf, withToolIds } from './tool-naming.js';
+import { withToolIds } from './tool-naming.js';
+import { ModelSteps, STRETCHES_PATCH } from './stretches.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
 /**
@@ -84,6 +85,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       DECLINE_ENDS_STRETCH_PATCH,
       DEFINITION_REGATE_PATCH,
       ...(manifest.conversation ? [COMPACTION_PATCH] : []),
+      ...(modelStepsAreLocal(manifest) ? [STRETCHES_PATCH] : []),
     ]);
     const thread = threadOf(input);
     let recalled = continued?.recalled ?? 0;
@@ -153,24 +155,19 @@ async function runSteps(
     carry.recalled,
     input.continued?.compactions ?? 0,
   );
+  // Only local-mode runs ask: the patch was decided before their first local work.
+  const stretches = modelStepsAreLocal(manifest) && askPatch(context.patches, STRETCHES_PATCH);
+  const modelSteps = new ModelSteps(context, gateContext, stretches);
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
   let step = input.continued?.step ?? 0;
   while (step < maxSteps) {
     step++;
     state.log.emit('step-start', { step });
-    last = await modelStep(
-      manifest,
-      {
-        runId: state.runId,
-        agentId: input.agentId,
-        step,
-        chunkOffset: state.log.nextOffset,
-        conversation: conversation.refFrom(conversation.knownToWorker),
-        ...namingOf(manifest),
-      },
-      state,
+    const taken = await modelSteps.take(step, maxSteps, () =>
+      conversation.refFrom(conversation.knownToWorker),
     );
+    last = taken.output;
     lastText = stepTextDeltas(last);
     for (const text of lastText) state.log.emit('text-delta', { text });
     const calls = withToolIds(manifest, last.toolCalls);
@@ -184,9 +181,10 @@ async function runSteps(
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
-    const results = await runToolCalls(context, calls, gated);
+    const results = await runToolCalls(context, calls, gated, taken.toolOutputs);
     conversation.add([{ role: 'tool', content: results }]);
-    if (step < maxSteps) {
+    // Between the steps of a stretch nothing may change the conversation the stretch went on with.
+    if (step < maxSteps && !modelSteps.midStretch) {
       await conversation.compactIfLarge(step);
       carry.recalled = conversation.recalled;
       await continueIfLong({

@@ -10,6 +10,7 @@ import type {
   ModelToolCall,
   RequestPolicy,
 } from '../common/run-types.js';
+import { effectivePolicy, type EffectivePolicy, type PolicyFacts } from '../common/gate-policy.js';
 import { evaluateRequestPolicy, evaluateToolPolicies } from './activity-calls.js';
 import { namingOf } from './tool-naming.js';
 
@@ -30,6 +31,15 @@ export interface GateContext {
 
 export type { GateOutcome };
 
+/** What the run's policy rule depends on (`common/gate-policy.ts`). */
+export function policyFactsOf(context: GateContext): PolicyFacts {
+  return {
+    defaultPolicy: context.manifest.defaultPolicy,
+    policy: context.policy,
+    onlyTightens: context.onlyTightens,
+  };
+}
+
 /**
  * Decides, once per call, whether it waits for approval (SPEC §5). Predicates run as activities,
  * so their answers are recorded in history and never re-evaluated on replay or resume. A policy
@@ -42,7 +52,7 @@ export async function decideGates(
   const outcomes = new Map<string, GateOutcome>();
   const byToolPredicate: ToolCallRef[] = [];
   const byPolicy: ToolCallRef[] = [];
-  const policy = effectivePolicy(context);
+  const policy = effectivePolicy(policyFactsOf(context));
   for (const call of calls) {
     const tool = context.manifest.tools[call.toolName];
     const set = (gated: boolean, source: string) =>
@@ -74,53 +84,9 @@ export async function decideGates(
   return outcomes;
 }
 
-/** `orAgent`: the agent's default policy function is asked too; either gating gates the call. */
-type Effective = { kind: 'always' | 'never' | 'evaluate'; source: string; orAgent?: boolean };
-
-/**
- * The request's rule combined with the agent's default: a request that may only tighten adds
- * gates (a call is gated when either says so); an override, or a run started before the
- * `REQUEST_TIGHTENS_PATCH`, replaces the default when it sets a rule.
- */
-function effectivePolicy(context: GateContext): Effective {
-  const requested = requestedPolicy(context);
-  if (!context.onlyTightens || context.policy.kind === 'agent-default') return requested;
-  const fallback = context.manifest.defaultPolicy;
-  if (requested.kind === 'always' || fallback === 'always')
-    return { kind: 'always', source: requested.kind === 'always' ? 'request' : 'agent' };
-  // A request without the right to loosen cannot take the agent's gates away.
-  if (requested.kind === 'never') return agentDefault(context);
-  return fallback === 'function'
-    ? { ...requested, source: `${requested.source}+agent-function`, orAgent: true }
-    : requested;
-}
-
-function agentDefault(context: GateContext): Effective {
-  const fallback = context.manifest.defaultPolicy;
-  return fallback === 'function'
-    ? { kind: 'evaluate', source: 'agent-function' }
-    : { kind: fallback, source: 'agent' };
-}
-
-/** The request's rule, or the agent's default when the request sets none. */
-function requestedPolicy(context: GateContext): Effective {
-  const policy = context.policy;
-  switch (policy.kind) {
-    case 'always':
-    case 'never':
-      return { kind: policy.kind, source: 'request' };
-    case 'function':
-      return { kind: 'evaluate', source: 'request-function' };
-    case 'named':
-      return { kind: 'evaluate', source: `named:${policy.name}` };
-    case 'agent-default':
-      return agentDefault(context);
-  }
-}
-
 async function evaluatePolicy(
   context: GateContext,
-  policy: Effective,
+  policy: EffectivePolicy,
   calls: ToolCallRef[],
 ): Promise<GateVerdict[]> {
   if (!policy.orAgent) return evaluateRequested(context, calls);

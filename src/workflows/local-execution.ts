@@ -2,6 +2,12 @@ import { patched, proxyLocalActivities, type LocalActivityOptions } from '@tempo
 import type { TollgateActivities } from '../activities/index.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
+import {
+  positionKey,
+  STRETCH_MAX_MS,
+  type StretchInput,
+  type StretchOutput,
+} from '../common/stretches.js';
 import type {
   AgentManifest,
   ExecuteToolInput,
@@ -84,9 +90,23 @@ export function localExecuteTool(
   );
 }
 
-/** A local call's idempotency key: its position, which a rerun after a crash reaches again. */
-export function positionKey(runId: string, position: { step: number; index: number }): string {
-  return `${runId}:step-${position.step}:call-${position.index}`;
+export { positionKey };
+
+/**
+ * A stretch of model steps and their ungated local calls as one local activity (`runStretch`).
+ * Its timeout covers the steps started within the time bound, plus one more model step and its
+ * calls, started just before it passed.
+ */
+export function localStretch(
+  settings: ModelStepManifest,
+  input: StretchInput,
+  toolTimeoutMs: number,
+): Promise<StretchOutput> {
+  const timeoutMs = STRETCH_MAX_MS + settings.timeoutMs + toolTimeoutMs;
+  return local.runStretch.executeWithOptions(
+    localOptions(timeoutMs, settings.retry, `steps from ${input.step} (local stretch)`),
+    [input],
+  );
 }
 
 /**

@@ -38,11 +38,14 @@ import { regatesOnChange } from './definition-regate.js';
 /**
  * Runs one step's tool calls in parallel. Gated calls wait for their own decision, in any order;
  * an approved call starts as soon as its decision arrives. Resolves with every result of the step.
+ * `ran`, by call index: what a stretch's execution of an ungated local call returned, taken as
+ * the call's first execution (a `null` or a missing entry: the call runs here).
  */
 export async function runToolCalls(
   context: ToolRunContext,
   calls: ModelToolCall[],
   gates: Map<string, GateOutcome>,
+  ran: ReadonlyArray<ExecuteToolOutput | null> = [],
 ): Promise<ToolResultPart[]> {
   const granted = await grantsFor(context, calls, gates);
   // Each call registers its wait or its execution synchronously, before any await, so the idle
@@ -55,7 +58,7 @@ export async function runToolCalls(
     const gate = gates.get(call.toolCallId);
     const grant = granted.get(call.toolCallId);
     const shown = { gated: gate?.gated ?? true, note: gate?.note, definition: gate?.definition };
-    return runCall(context, call, { ...shown, grant }, index);
+    return runCall(context, call, { ...shown, grant }, index, ran[index] ?? undefined);
   });
   context.state.activity.announceIdle();
   return Promise.all(results);
@@ -71,6 +74,7 @@ async function runCall(
     grant: Grant | undefined;
   },
   index: number,
+  ran: ExecuteToolOutput | undefined,
 ): Promise<ToolResultPart> {
   const { state } = context;
   const { gated, note: gateNote, grant } = gate;
@@ -104,9 +108,13 @@ async function runCall(
   const local = runsLocally(tool, gated)
     ? { step: currentStep(state.log.chunks), index }
     : undefined;
+  // Only an ungated local call can have run in a stretch.
+  let stretched = local ? ran : undefined;
   for (;;) {
     state.activity.toolStarted();
-    const output = await execute(context, edited ?? call, { resumed, approvedDefinition }, local);
+    const output =
+      stretched ?? (await execute(context, edited ?? call, { resumed, approvedDefinition }, local));
+    stretched = undefined;
     if (output.kind === 'definition-changed') {
       if (!regatesOnChange(context, call, output)) {
         const result = toolError(state, call, { error: output.note, code: 'MCP_TOOL_DRIFT' });

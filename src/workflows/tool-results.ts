@@ -1,5 +1,11 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure } from '@temporalio/workflow';
-import { refOf, type ToolCallRef } from '../common/chunks.js';
+import { refOf } from '../common/chunks.js';
+import {
+  errorPart,
+  resultPart,
+  toolResultPart,
+  type ToolResultPart,
+} from '../common/tool-result-part.js';
 import { TollgateError } from '../common/errors.js';
 import { tollgateFailure } from '../common/failure.js';
 import type { JsonValue } from '../common/json.js';
@@ -15,13 +21,7 @@ import type { ToolRunContext } from './tool-run-context.js';
 /** What the model and the stream see for a declined call when the decider gave no reason. */
 export const DEFAULT_DECLINE_REASON = 'Tool call was not approved by the user';
 
-/** An AI SDK tool-result part, JSON-safe. */
-export type ToolResultPart = {
-  type: 'tool-result';
-  toolCallId: string;
-  toolName: string;
-  output: { type: 'json' | 'text' | 'error-text'; value: JsonValue };
-};
+export type { ToolResultPart };
 
 /**
  * What the model and the stream see when a call's last attempt failed, with the code of the
@@ -63,7 +63,7 @@ export function declined(
   state.log.emit('tool-result', { ...refOf(call), result: reason, code });
   if (state.activity.idle && askPatch(context.patches, DECLINE_ENDS_STRETCH_PATCH))
     state.activity.announceIdle();
-  return part(call, 'text', reason);
+  return toolResultPart(call, 'text', reason);
 }
 
 /** The model is told it expired (SPEC §10: the word `expired` appears) and that nothing ran. */
@@ -86,7 +86,7 @@ export function editedResult(
   result: JsonValue,
 ): ToolResultPart {
   state.log.emit('tool-result', { ...refOf(edited), result, originalArgs: original.args });
-  return part(original, 'json', {
+  return toolResultPart(original, 'json', {
     result,
     note: 'The approver edited the arguments before the call ran; it ran with editedArgs.',
     editedArgs: edited.args,
@@ -99,7 +99,7 @@ export function toolResult(
   result: JsonValue,
 ): ToolResultPart {
   state.log.emit('tool-result', { ...refOf(call), result });
-  return typeof result === 'string' ? part(call, 'text', result) : part(call, 'json', result);
+  return resultPart(call, result);
 }
 
 /** A call's error and, where Tollgate knows one, its stable code. */
@@ -112,20 +112,7 @@ export function toolError(
 ): ToolResultPart {
   const { error, code } = failure;
   state.log.emit('tool-error', { ...refOf(call), error, ...(code !== undefined ? { code } : {}) });
-  return part(call, 'error-text', error);
-}
-
-function part(
-  call: ToolCallRef,
-  type: ToolResultPart['output']['type'],
-  value: JsonValue,
-): ToolResultPart {
-  return {
-    type: 'tool-result',
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    output: { type, value },
-  };
+  return errorPart(call, error);
 }
 
 /** The innermost message of an activity failure: what the tool threw, not Temporal's wrapping. */

@@ -156,8 +156,52 @@ const governedAgent = testAgent(
   pickNamed,
 ).agent;
 
+/** A local read-only tool: ungated, so its calls may run inside a stretch. */
+const lookup = createTool({
+  id: 'lookup',
+  description: 'Test tool lookup',
+  inputSchema: z.object({ id: z.string() }),
+  local: true,
+  execute: async (input: { id: string }) => {
+    executed.push({ tool: 'lookup', id: input.id });
+    return { found: input.id };
+  },
+});
+
+/** Looks up r1, then r2 (one call a step), then asks to delete r1 (gated), then answers. */
+const pickStretch: TurnPicker = (prompt) => {
+  const results = prompt.filter((message) => message.role === 'tool').length;
+  if (results < 2) {
+    const id = `r${results + 1}`;
+    return {
+      text: `Looking up ${id}.`,
+      toolCalls: [{ toolCallId: `call_${id}`, toolName: 'lookup', args: { id } }],
+    };
+  }
+  if (results === 2)
+    return {
+      toolCalls: [{ toolCallId: 'call_delete', toolName: 'deleteRecord', args: { id: 'r1' } }],
+    };
+  return { text: `Done: ${toolResults(prompt).join(' / ')}` };
+};
+/** A local-mode agent: its first three steps are one stretch, which ends at the gated call. */
+const stretchAgent = new Agent({
+  id: 'history-stretch',
+  instructions: 'You are a test agent.',
+  model: scriptedModel(pickStretch, 'history-stretch'),
+  tools: { lookup, deleteRecord: governedTool('delete-record') },
+  execution: { modelSteps: 'local' },
+});
+
 /** Every agent the scenarios run; sub-agents are hosted through their supervisor. */
-export const AGENTS = [historyAgent, weatherAgent, supervisorAgent, memoryAgent, governedAgent];
+export const AGENTS = [
+  historyAgent,
+  weatherAgent,
+  supervisorAgent,
+  memoryAgent,
+  governedAgent,
+  stretchAgent,
+];
 
 /** A small thread history limit, so the memory scenario sees its thread continue as new. */
 export const THREAD_HISTORY_LIMIT = 8;

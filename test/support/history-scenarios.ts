@@ -8,21 +8,17 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { AgentClient, Tollgate } from '../../src/index.js';
 import { THREAD_WORKFLOW, threadWorkflowId } from '../../src/common/wire.js';
 import { chunksOf } from './harness.js';
+import {
+  expectEqual,
+  resultOf,
+  startSuspended,
+  type Recording,
+  type Scenario,
+} from './history-scenario-checks.js';
+import { STRETCH_SCENARIO } from './history-stretch-scenario.js';
 import { forgetExecutions, ranTimes, THREAD_HISTORY_LIMIT } from './history-agents.js';
 
-/** One history to write: `<name>.json` gets the history of that workflow execution. */
-export interface Recording {
-  name: string;
-  workflowId: string;
-  /** A particular run of the workflow id (continue-as-new chains); default: the latest. */
-  runId?: string;
-}
-
-export interface Scenario {
-  /** The fixtures this scenario writes, in order; `play` returns exactly these. */
-  fixtures: string[];
-  play(tollgate: Tollgate): Promise<Recording[]>;
-}
+export type { Recording, Scenario };
 
 /** Plays one scenario; its checks count only the tool executions it caused. */
 export function playScenario(scenario: Scenario, tollgate: Tollgate): Promise<Recording[]> {
@@ -30,30 +26,9 @@ export function playScenario(scenario: Scenario, tollgate: Tollgate): Promise<Re
   return scenario.play(tollgate);
 }
 
-function expectEqual(scenario: string, what: string, actual: unknown, expected: unknown): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-    throw new Error(
-      `${scenario}: ${what} was ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}.`,
-    );
-  }
-}
-
-/** Starts `prompt` as run `runId` and drains the stream up to the run's first wait. */
-async function startSuspended(agent: AgentClient, prompt: string, runId: string) {
-  const stream = await agent.stream(prompt, { runId });
-  await chunksOf(stream);
-  if ((await stream.finishReason) !== 'suspended')
-    throw new Error(`${runId}: the run did not wait for a decision.`);
-  return stream;
-}
-
 /** The name and id of a waiting call's tool (SPEC §1 "Tool names": the key, and the id). */
 function toolOf(call: { toolName: string; toolId?: string } | undefined): unknown[] {
   return [call?.toolName, call?.toolId];
-}
-
-async function resultOf(tollgate: Tollgate, runId: string): Promise<{ text: string }> {
-  return (await tollgate.client()).workflow.getHandle(runId).result() as Promise<{ text: string }>;
 }
 
 /** The first scenarios: one run of `history-agent`, decided by `decide`. */
@@ -84,6 +59,8 @@ function deleteScenario(
 }
 
 export const SCENARIOS: Scenario[] = [
+  // From generation 7: a local-mode run whose stretch ends at a gated call.
+  STRETCH_SCENARIO,
   deleteScenario(
     'approved',
     'Delete record r1',
