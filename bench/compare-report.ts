@@ -9,6 +9,11 @@ export interface SideFigures {
   server: string;
   tollgate: {
     perStepMs: number;
+    /**
+     * Local mode (`modelSteps: 'local'`, a `local: true` ungated tool): consecutive steps run as
+     * stretches.
+     */
+    localPerStepMs: number;
     approveToToolStartMs: number;
     approveToEndMs: number;
     httpToHeadersMs: number;
@@ -94,12 +99,13 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         ratio(t.perStepMs, f.emptyTaskMs),
       ]),
       row([
-        '  floor with 2 local activities per step',
-        '',
-        ms(f.localPerStepMs),
-        '',
-        ratio(t.perStepMs, f.localPerStepMs),
-        '',
+        '  local mode (stretches), per step',
+        ms(t.localPerStepMs),
+        `${ms(f.localPerStepMs)} (2 local activities)`,
+        measured ? ms(measured.perStepMs) : '—',
+        ratio(t.localPerStepMs, f.localPerStepMs),
+        ratio(t.localPerStepMs, measured?.perStepMs),
+        ratio(t.localPerStepMs, f.emptyTaskMs),
       ]),
       row([
         'approve → tool execute starts, p50',

@@ -20,7 +20,13 @@ import { measureFloor } from './floor.js';
 import { measureHttpApprove } from './http-approve-latency.js';
 import { installPeer } from './peer/install.js';
 import { startMastraPeer } from './peer/mastra.js';
-import { measureInProcess, perStepAgent, tollgateRunner } from './per-step.js';
+import {
+  LOCAL_PER_STEP_AGENT_ID,
+  localPerStepAgent,
+  measureInProcess,
+  perStepAgent,
+  tollgateRunner,
+} from './per-step.js';
 import { median, progress, timed } from './stats.js';
 import { parseIntOptions } from './support/args.js';
 
@@ -63,7 +69,10 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
   progress(
     `${label}: starting the server side (${choice.external ? choice.external.address : 'dev server'})`,
   );
-  const env = await startEnvironment([perStepAgent(), approvalAgent()], choice);
+  const env = await startEnvironment(
+    [perStepAgent(), localPerStepAgent(), approvalAgent()],
+    choice,
+  );
   try {
     const warmups = 2;
     // Tollgate's runs alternate with the floor's, so a noisy machine weighs on both alike.
@@ -71,6 +80,7 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
       env.server,
       { steps: options.steps, runs: options.runs, warmups: 1, samples: options.samples },
       tollgateRunner(env.tollgate),
+      tollgateRunner(env.tollgate, LOCAL_PER_STEP_AGENT_ID),
     );
     const inProcess = await measureInProcess(env.server.pid, {
       steps: options.steps,
@@ -90,6 +100,7 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
         : describeConfig(env.server.dynamicConfig ?? {}),
       tollgate: {
         perStepMs: floor.alongsidePerStepMs!,
+        localPerStepMs: floor.alongsideLocalPerStepMs!,
         approveToToolStartMs: p50(approvals.map((s) => s.toToolStartMs)),
         approveToEndMs: p50(approvals.map((s) => s.toRunEndMs)),
         httpToHeadersMs: p50(http.map((s) => s.toHeadersMs)),

@@ -41,6 +41,8 @@ export interface FloorResult {
    * after each floor run, so both see the same moments of a noisy machine).
    */
   alongsidePerStepMs?: number;
+  /** The same, for the runner measured alongside the local loop. */
+  alongsideLocalPerStepMs?: number;
   update: FloorGateSample[];
   signal: FloorGateSample[];
   /**
@@ -55,6 +57,8 @@ export async function measureFloor(
   options: { steps: number; runs: number; warmups: number; samples: number },
   /** A run of the same number of steps to time in turn with the remote loop's runs. */
   alongside?: (steps: number) => Promise<void>,
+  /** The same, in turn with the local loop's runs (Tollgate's local mode). */
+  alongsideLocal?: (steps: number) => Promise<void>,
 ): Promise<FloorResult> {
   const taskQueue = `floor-${randomUUID().slice(0, 8)}`;
   const native = await NativeConnection.connect({ address: server.address });
@@ -101,8 +105,12 @@ export async function measureFloor(
     );
     const remote = await loop(false, alongside);
     const remotePerStepMs = remote.perStepMs;
-    progress(`floor: bare loop, 2 local activities per step`);
-    const localPerStepMs = (await loop(true)).perStepMs;
+    progress(
+      `floor: bare loop, 2 local activities per step` +
+        (alongsideLocal ? ', each followed by a run of the local-mode runner' : ''),
+    );
+    const local = await loop(true, alongsideLocal);
+    const localPerStepMs = local.perStepMs;
 
     const gate = async (how: 'update' | 'signal') => {
       const samples: FloorGateSample[] = [];
@@ -139,6 +147,9 @@ export async function measureFloor(
       localPerStepMs,
       ...(remote.partnerPerStepMs !== undefined
         ? { alongsidePerStepMs: remote.partnerPerStepMs }
+        : {}),
+      ...(local.partnerPerStepMs !== undefined
+        ? { alongsideLocalPerStepMs: local.partnerPerStepMs }
         : {}),
       update,
       signal,
