@@ -240,14 +240,18 @@ export class AgentClient {
     const target = pickApprovalTarget(found, options);
     const client = await this.context.client();
     const { reason, decidedBy, resumeData, wait } = options;
-    await applyDecision(this.context, this.agentId, client, target.kind, {
+    // The listing held the caller to its scope; a run this runtime knows needs no describe.
+    const facts = this.context.runs.get(target.runId);
+    const decision = {
       runId: target.runId,
       toolCallId: target.toolCallId,
       ...(wait !== undefined ? { wait } : {}),
       ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
       ...(decidedBy !== undefined ? { decidedBy } : {}),
       ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
-    });
+    };
+    const { context, agentId } = this;
+    await applyDecision(context, agentId, client, target.kind, decision, facts && { facts });
     return { accepted: true, runId: target.runId, toolCallId: target.toolCallId };
   }
 
