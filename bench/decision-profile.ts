@@ -168,7 +168,11 @@ function profileLines(label: string, samples: Sample[]): string[] {
       `p50 to tool start ${ms(median(samples.map((s) => s.toToolStartMs)))}, n=${samples.length}`,
   ];
   for (const [shape, group] of [...shapes].sort((a, b) => b[1].length - a[1].length)) {
-    lines.push(`  ${group.length} of ${samples.length} made: ${shape || '(no call)'}`);
+    lines.push(
+      `  ${group.length} of ${samples.length} made: ${shape || '(no call)'} ` +
+        `(p50 to answer ${ms(median(group.map((s) => s.toAnswerMs)))}, ` +
+        `to tool start ${ms(median(group.map((s) => s.toToolStartMs)))})`,
+    );
     group[0]!.calls.forEach((call, index) => {
       const start = median(group.map((s) => s.calls[index]!.startMs));
       const took = median(group.map((s) => s.calls[index]!.endMs - s.calls[index]!.startMs));

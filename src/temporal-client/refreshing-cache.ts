@@ -1,15 +1,19 @@
 /**
  * Answers of one kind of call to Temporal, by key, reused for `ttlMs`. Past half of it an answer
- * is still given, and asked again in the background, so a steady stream of callers never waits
- * for it (stale-while-revalidate). Callers asking at the same time share one call.
+ * is still given, and asked again in the background `renewAfterMs` later, so a steady stream of
+ * callers never waits for it (stale-while-revalidate) and the call does not compete with the one
+ * the caller makes next. Callers asking at the same time share one call.
  */
 export class RefreshingCache<Value> {
   private readonly answers = new Map<string, { at: number; value: Value }>();
   private readonly asking = new Map<string, { since: number; answer: Promise<Value> }>();
+  private readonly renewing = new Set<string>();
 
   constructor(
     /** How long an answer is given, ms. */
     private readonly ttlMs: number,
+    /** How long after a caller was given an aging answer it is asked again, ms. */
+    private readonly renewAfterMs = 0,
   ) {}
 
   /**
@@ -21,10 +25,22 @@ export class RefreshingCache<Value> {
     const cached = this.answers.get(key);
     const age = cached ? Date.now() - cached.at : Infinity;
     if (cached && age < this.ttlMs && cached.at >= notBefore) {
-      if (age >= this.ttlMs / 2) this.refresh(key, ask).catch(() => undefined);
+      if (age >= this.ttlMs / 2) this.renew(key, ask);
       return cached.value;
     }
     return this.refresh(key, ask, notBefore);
+  }
+
+  /** Asks for `key` again in the background, once however many callers saw it aging. */
+  private renew(key: string, ask: () => Promise<Value>): void {
+    if (this.renewing.has(key)) return;
+    this.renewing.add(key);
+    const renew = () =>
+      this.refresh(key, ask)
+        .catch(() => undefined)
+        .finally(() => this.renewing.delete(key));
+    // A timer that is the last thing left must not keep the process alive.
+    setTimeout(() => void renew(), this.renewAfterMs).unref();
   }
 
   /** Asks for `key`, joining a call under way unless it was sent before `notBefore`. */

@@ -17,18 +17,27 @@ import {
 
 /** How long a poller listing is reused, ms: decisions in a burst ask Temporal once. */
 const POLLERS_TTL_MS = 2_000;
+/**
+ * How long after a decision saw an aging listing it is renewed, ms: past the decision's update
+ * and the work it releases, which a listing sent beside them slowed by a few ms (bench/decision-
+ * profile.ts, docs/performance.md).
+ */
+const RENEW_AFTER_MS = 250;
 
 /**
  * Whether a run's task queue has a worker that could act on a decision. Poller listings and
  * deployment routing are asked of Temporal at most every two seconds per queue (renewed in the
- * background while decisions keep coming), each listing of a decision at the same time. A "no
+ * background, a moment after a decision, while decisions keep coming), each listing of a decision at the same time. A "no
  * worker" is only answered from listings asked during the call. Whether the run is open, and
  * its build, are read from its description, fresh or given by a caller that has just read it;
  * see `ofRun` for when none is needed.
  */
 export class WorkerAvailability {
-  private readonly listings = new RefreshingCache<ListedPoller[]>(POLLERS_TTL_MS);
-  private readonly routing = new RefreshingCache<WorkerDeploymentVersion[]>(POLLERS_TTL_MS);
+  private readonly listings = new RefreshingCache<ListedPoller[]>(POLLERS_TTL_MS, RENEW_AFTER_MS);
+  private readonly routing = new RefreshingCache<WorkerDeploymentVersion[]>(
+    POLLERS_TTL_MS,
+    RENEW_AFTER_MS,
+  );
   /** Queues seen with a versioned worker: their runs' builds are always read from then on. */
   private readonly versioned = new Set<string>();
 
