@@ -27,11 +27,9 @@ import { checkId } from './temporal-client/run-options.js';
 import { Deployments } from './temporal-client/deployments.js';
 import { GrantRegistry } from './temporal-client/grants.js';
 import { McpPinRegistry } from './temporal-client/mcp-pins.js';
-import {
-  countPollers,
-  WorkerAvailability,
-  type TaskQueuePollers,
-} from './temporal-client/worker-pollers.js';
+import { RunFactsCache } from './temporal-client/run-facts.js';
+import { WorkerAvailability } from './temporal-client/worker-availability.js';
+import { countPollers, type TaskQueuePollers } from './temporal-client/worker-pollers.js';
 import { createAgentWorkers, createPolicyWorker } from './worker.js';
 import { checkWorkflowSdk } from './workflow-sdk-check.js';
 import { checkWorkerSettings, type CheckedWorkerSettings } from './worker-settings.js';
@@ -66,6 +64,8 @@ export class Tollgate {
   private readonly workerSettings: CheckedWorkerSettings;
   private readonly decisionSettings: CheckedDecisionSettings;
   private readonly workers: WorkerAvailability;
+  /** What never changes about the runs this runtime started or described (`RunFactsCache`). */
+  private readonly runFacts = new RunFactsCache();
   private readonly live: { transport: LiveDeltaTransport; owned: boolean };
   private readonly channels: CheckedChannels | undefined;
 
@@ -217,6 +217,7 @@ export class Tollgate {
         releasePolicy: (runId) => this.policies.forget(runId),
         decisions: this.decisionSettings,
         workers: this.workers,
+        runs: this.runFacts,
       },
       scope,
       options?.identity,

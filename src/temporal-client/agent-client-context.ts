@@ -3,7 +3,8 @@ import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { CheckedDecisionSettings } from './decision-settings.js';
 import type { GrantRegistry } from './grants.js';
-import type { WorkerAvailability } from './worker-pollers.js';
+import type { RunFactsCache } from './run-facts.js';
+import type { WorkerAvailability } from './worker-availability.js';
 
 /** What an agent handle needs from the runtime that made it. */
 export interface AgentClientContext {
@@ -19,6 +20,8 @@ export interface AgentClientContext {
   decisions: CheckedDecisionSettings;
   /** Whether a run's task queue has a worker; shared by the runtime's handles. */
   workers: WorkerAvailability;
+  /** What never changes about the runs the runtime started or described; shared likewise. */
+  runs: RunFactsCache;
   /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
   requireAgent(agentId: string): Promise<void>;
   /** The grants registry of the task queue, for approvals that give a grant. */

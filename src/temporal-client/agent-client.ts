@@ -1,4 +1,4 @@
-import { type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
@@ -34,7 +34,7 @@ import {
 } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
-import { ScopeGuard } from './scope-guard.js';
+import { ScopeGuard, type SeenRun } from './scope-guard.js';
 import type { GrantWithDecision } from '../common/grant-types.js';
 import { grantForDecision } from './grant-with-decision.js';
 import { startRun } from './start-run.js';
@@ -196,16 +196,16 @@ export class AgentClient {
 
   /**
    * The client, once the caller may do `action` here and `runId` is a run of this agent it may
-   * see (else `FORBIDDEN` or `RUN_NOT_FOUND`); with the run's description that check read.
+   * see (else `FORBIDDEN` or `RUN_NOT_FOUND`); with what that check knows of the run.
    */
   private async ownRun(
     action: ScopeAction,
     runId: string,
-  ): Promise<{ client: Client; run: WorkflowExecutionDescription }> {
+  ): Promise<{ client: Client; run: SeenRun }> {
     this.guard.request(action);
     const client = await this.context.client();
     try {
-      return { client, run: await this.guard.run(client, runId) };
+      return { client, run: await this.guard.run(client, runId, this.context.runs) };
     } catch (error) {
       throw await callFailure(this.context, error, runId);
     }
@@ -240,14 +240,18 @@ export class AgentClient {
     const target = pickApprovalTarget(found, options);
     const client = await this.context.client();
     const { reason, decidedBy, resumeData, wait } = options;
-    await applyDecision(this.context, this.agentId, client, target.kind, {
+    // The listing held the caller to its scope; a run this runtime knows needs no describe.
+    const facts = this.context.runs.get(target.runId);
+    const decision = {
       runId: target.runId,
       toolCallId: target.toolCallId,
       ...(wait !== undefined ? { wait } : {}),
       ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
       ...(decidedBy !== undefined ? { decidedBy } : {}),
       ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
-    });
+    };
+    const { context, agentId } = this;
+    await applyDecision(context, agentId, client, target.kind, decision, facts && { facts });
     return { accepted: true, runId: target.runId, toolCallId: target.toolCallId };
   }
 
@@ -259,7 +263,7 @@ export class AgentClient {
     const { client, run } = await this.ownRun('decide', options.runId);
     const { grants } = this.context;
     const pending = () => this.queryPending(client, options.runId);
-    const facts = { ...options, registry: grants, agentId: this.agentId, run, pending };
+    const facts = { ...options, registry: grants, agentId: this.agentId, run: run.facts, pending };
     // Checked in full first: a bad grant refuses the decision too, changing nothing.
     const granted = grant && (await grantForDecision({ ...facts, scope: this.guard.scope }, grant));
     const live = new LiveSubscription(this.context.bus, options.runId);

@@ -1,8 +1,4 @@
-import {
-  isGrpcDeadlineError,
-  type Client,
-  type WorkflowExecutionDescription,
-} from '@temporalio/client';
+import { isGrpcDeadlineError, type Client } from '@temporalio/client';
 import { parseDuration } from '../common/approval-rules.js';
 import type { AppliedDecision, DecisionInput, DecisionKind } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
@@ -11,6 +7,7 @@ import { decisionUpdates } from '../common/messages.js';
 import type { AgentClientContext } from './agent-client-context.js';
 import { sendDecisionWithin } from './bounded-decision.js';
 import { callFailure } from './call-failure.js';
+import type { SeenRun } from './scope-guard.js';
 import type { DecisionOptions } from './run-options.js';
 import { workerUnavailable } from './worker-pollers.js';
 
@@ -19,7 +16,8 @@ import { workerUnavailable } from './worker-pollers.js';
  * answers within the decision's wait: `WORKER_UNAVAILABLE` at once (nothing sent) when no
  * worker polls the run's task queue, `DECISION_NOT_CONFIRMED` when the wait runs out. The
  * decision carries a deadline (now + wait + margin) after which the run refuses it. `run` is
- * the run's description when the caller has just read it.
+ * what the caller's scope check knows of the run: its description if it read one, else its
+ * facts (see `WorkerAvailability.ofRun` for when that spares a describe).
  */
 export async function applyDecision(
   context: AgentClientContext,
@@ -27,7 +25,7 @@ export async function applyDecision(
   client: Client,
   kind: DecisionKind,
   options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
-  run?: WorkflowExecutionDescription,
+  run?: SeenRun,
 ): Promise<AppliedDecision> {
   const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
   const { channel } = options;
@@ -60,12 +58,12 @@ async function assertWorker(
   client: Client,
   { runId, agentId }: { runId: string; agentId: string },
   deadline: number,
-  run?: WorkflowExecutionDescription,
+  run?: SeenRun,
 ): Promise<void> {
   let found;
   try {
     found = await client.connection.withDeadline(deadline, () =>
-      context.workers.ofRun(client, runId, run, agentId),
+      context.workers.ofRun(client, runId, run?.described ?? run?.facts, agentId),
     );
   } catch (error) {
     if (!isGrpcDeadlineError(error)) throw error;

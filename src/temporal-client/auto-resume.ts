@@ -9,7 +9,8 @@ import { sendUpdate } from './send-update.js';
 import { listSuspendedRuns } from './list-suspended-runs.js';
 import type { RunOptions } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
-import { workerUnavailable, type WorkerAvailability } from './worker-pollers.js';
+import type { WorkerAvailability } from './worker-availability.js';
+import { workerUnavailable } from './worker-pollers.js';
 
 /**
  * With memory, a new user message may answer the thread's suspended call instead of starting a

@@ -1,17 +1,17 @@
-import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { GrantRequest, GrantWithDecision } from '../common/grant-types.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import type { Scope } from '../common/scope.js';
-import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { GrantRegistry } from './grants.js';
+import type { RunFacts } from './run-facts.js';
 
 /** What `approve(..., { grant })` needs to know of the run and its caller. */
 export interface DecisionGrantContext {
   registry: GrantRegistry;
   agentId: string;
-  run: WorkflowExecutionDescription;
+  run: Pick<RunFacts, 'resourceId' | 'threadId'>;
+  runId: string;
   /** Reads the run's waiting calls, in request order. */
   pending: () => Promise<PendingToolCall[]>;
   toolCallId?: string;
@@ -48,14 +48,12 @@ export async function grantForDecision(
       `Tool call ${call.toolCallId} waits in a sub-agent's run; grant its tool to that agent with grants.create.`,
     );
   }
-  const attributes = context.run.typedSearchAttributes;
-  const resourceId = attributes.get(SA_KEYS.resourceId);
-  const threadId = attributes.get(SA_KEYS.threadId);
+  const { resourceId, threadId } = context.run;
   if (resourceId === undefined) {
-    throw invalid(`Run ${context.run.workflowId} has no memory resource, so no grant can name it.`);
+    throw invalid(`Run ${context.runId} has no memory resource, so no grant can name it.`);
   }
   if (kind === 'thread' && threadId === undefined) {
-    throw invalid(`Run ${context.run.workflowId} has no memory thread; grant for its resource.`);
+    throw invalid(`Run ${context.runId} has no memory thread; grant for its resource.`);
   }
   return context.registry.prepare(
     {

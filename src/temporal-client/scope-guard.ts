@@ -11,6 +11,7 @@ import {
 import type { DecidedBy, RunInput } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { requestRights } from './request-rights.js';
+import { factsOf, type RunFacts, type RunFactsCache } from './run-facts.js';
 import type { RunOptions } from './run-options.js';
 
 /** How many levels of sub-agents are walked up to find the run at the top. */
@@ -46,27 +47,51 @@ export class ScopeGuard {
   }
 
   /**
-   * Reads the run's agent and resource (its search attributes) and answers `RUN_NOT_FOUND`
-   * unless it is a run of this agent the caller may see. A sub-agent's run belongs to the
-   * resource of the run at the top of its tree. Temporal's own errors (the run does not exist,
-   * the server is down) are thrown as they come, for the caller to translate. Returns the run's
-   * description, so a caller that needs more of it (its task queue) need not ask again.
+   * Answers `RUN_NOT_FOUND` unless `runId` is a run of this agent the caller may see, judged by
+   * the run's agent and resource. A sub-agent's run belongs to the resource of the run at the
+   * top of its tree. These never change, so with `known` they are read once per run (from the
+   * run's description, or from `startRun`) and the same refusals come from the cache.
+   * Temporal's own errors (the run does not exist, the server is down) are thrown as they come,
+   * for the caller to translate. `described` is the run's description when one was read.
    */
-  async run(client: Client, runId: string): Promise<WorkflowExecutionDescription> {
-    const described = await client.workflow.getHandle(runId).describe();
-    const agentId = described.typedSearchAttributes.get(SA_KEYS.agentId);
-    let top = described;
-    // Only a scope limited by resource needs the top run; walk up (at most a few levels).
-    for (let depth = 0; this.scope?.resources !== undefined && depth < MAX_DEPTH; depth++) {
-      const up = top.rootExecution?.workflowId ?? top.parentExecution?.workflowId;
-      if (!up || up === top.workflowId) break;
-      top = await client.workflow.getHandle(up).describe();
+  async run(client: Client, runId: string, known?: RunFactsCache): Promise<SeenRun> {
+    // Only a scope limited by resource needs the top run.
+    const needsTop = this.scope?.resources !== undefined;
+    let facts = known?.get(runId);
+    let described: WorkflowExecutionDescription | undefined;
+    if (!facts || (needsTop && !facts.top)) {
+      described = await client.workflow.getHandle(runId).describe();
+      facts = factsOf(described, facts?.top);
+      if (needsTop && !facts.top) facts.top = await topOf(client, described);
+      known?.set(runId, facts);
     }
-    const resourceId = top.typedSearchAttributes.get(SA_KEYS.resourceId);
-    if (agentId === this.agentId && maySeeRun(this.scope, { agentId, resourceId }))
-      return described;
+    const { agentId } = facts;
+    const resourceId = needsTop ? facts.top?.resourceId : facts.resourceId;
+    if (agentId === this.agentId && maySeeRun(this.scope, { agentId, resourceId })) {
+      return { facts, ...(described ? { described } : {}) };
+    }
     throw runNotFound(runId, this.agentId);
   }
+}
+
+/** A run the caller may see: what never changes about it, and its description if one was read. */
+export interface SeenRun {
+  facts: RunFacts;
+  described?: WorkflowExecutionDescription;
+}
+
+/** The resource of the run at the top of `run`'s tree, walked up (at most a few levels). */
+async function topOf(
+  client: Client,
+  run: WorkflowExecutionDescription,
+): Promise<{ resourceId: string | undefined }> {
+  let top = run;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const up = top.rootExecution?.workflowId ?? top.parentExecution?.workflowId;
+    if (!up || up === top.workflowId) break;
+    top = await client.workflow.getHandle(up).describe();
+  }
+  return { resourceId: top.typedSearchAttributes.get(SA_KEYS.resourceId) };
 }
 
 /** A run the caller may not see: named only by what the caller sent. */

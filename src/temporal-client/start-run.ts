@@ -67,6 +67,15 @@ export async function startRun(
     }
     throw await toTollgateError(error, runId);
   }
+  // Decisions on the run need not describe it to know whose it is (`RunFactsCache`).
+  const resourceId = opts.memory?.resource;
+  context.runs.set(runId, {
+    agentId,
+    taskQueue: context.taskQueue,
+    threadId: opts.memory?.thread,
+    resourceId,
+    top: { resourceId },
+  });
   return { runId, live };
 }
 

@@ -4,7 +4,6 @@ import type { WorkerDeploymentVersion } from '@temporalio/common';
 // CommonJS: its `temporal` namespace comes through the default import (search-attributes.ts).
 import proto from '@temporalio/proto';
 import { TollgateError } from '../common/errors.js';
-import { agentTaskQueue } from '../common/wire.js';
 
 /** Workers Temporal saw poll one task queue for workflow tasks. */
 export interface TaskQueuePollers {
@@ -30,25 +29,55 @@ export async function recentPollers(
   client: Client,
   taskQueue: string,
   seenWithinMs: number,
-  tasks: keyof typeof TASK_TYPES = 'workflow',
+  tasks: PollerTasks = 'workflow',
 ): Promise<Map<string, RecentPoller>> {
+  return recentOf(await listedPollers(client, taskQueue, tasks), seenWithinMs);
+}
+
+/** Which tasks of a queue a poller asks for. */
+export type PollerTasks = keyof typeof TASK_TYPES;
+
+/** A worker Temporal lists for a queue, and when it last polled (`Date.now()` time). */
+export interface ListedPoller extends RecentPoller {
+  polledAt: number;
+}
+
+/** Every worker Temporal still lists for `taskQueue`, however long ago it polled. */
+export async function listedPollers(
+  client: Client,
+  taskQueue: string,
+  tasks: PollerTasks,
+): Promise<ListedPoller[]> {
   const response = await client.workflowService.describeTaskQueue({
     namespace: client.options.namespace,
     taskQueue: { name: taskQueue, kind: NORMAL_QUEUE },
     taskQueueType: TASK_TYPES[tasks],
   });
-  const since = Date.now() - seenWithinMs;
-  const pollers = new Map<string, RecentPoller>();
-  for (const poller of response.pollers ?? []) {
-    if ((optionalTsToMs(poller.lastAccessTime) ?? 0) < since) continue;
-    const identity = poller.identity ?? '';
+  return (response.pollers ?? []).map((poller) => {
     const { deploymentName, buildId } = poller.deploymentOptions ?? {};
     const deployment = deploymentName && buildId ? { deploymentName, buildId } : undefined;
-    // One identity polls once per build it runs; keyed by both, each build counts it.
-    pollers.set(`${identity}\n${deploymentName ?? ''}\n${buildId ?? ''}`, {
-      identity,
+    return {
+      identity: poller.identity ?? '',
+      polledAt: optionalTsToMs(poller.lastAccessTime) ?? 0,
       ...(deployment ? { deployment } : {}),
-    });
+    };
+  });
+}
+
+/**
+ * The pollers of `listed` seen within `seenWithinMs`, keyed by identity and build: one identity
+ * polls once per build it runs, and each build counts it.
+ */
+export function recentOf(
+  listed: readonly ListedPoller[],
+  seenWithinMs: number,
+): Map<string, RecentPoller> {
+  const since = Date.now() - seenWithinMs;
+  const pollers = new Map<string, RecentPoller>();
+  for (const { identity, deployment, polledAt } of listed) {
+    if (polledAt < since) continue;
+    const key = `${identity}\n${deployment?.deploymentName ?? ''}\n${deployment?.buildId ?? ''}`;
+    pollers.set(key, { identity, ...(deployment ? { deployment } : {}) });
   }
   return pollers;
 }
@@ -77,7 +106,8 @@ export async function countPollers(
   return { taskQueue, pollers: identitiesOf(pollers.values()).size };
 }
 
-function identitiesOf(pollers: Iterable<RecentPoller>): Set<string> {
+/** The distinct workers among `pollers`. */
+export function identitiesOf(pollers: Iterable<RecentPoller>): Set<string> {
   return new Set([...pollers].map((poller) => poller.identity));
 }
 
@@ -124,93 +154,4 @@ export function workerUnavailable(
       ? `No worker${host} polls task queue '${taskQueue}' of run ${runId}, so the work it would release could not run; ${unsent} was not sent. Start a worker with that agent, then try again.`
       : `No worker polls task queue '${taskQueue}' of run ${runId}, so nothing would apply it; ${unsent} was not sent. Start a worker for that queue, then try again.`,
   );
-}
-
-/** How long a poller count is reused, ms: decisions in a burst ask Temporal once. */
-const POLLERS_TTL_MS = 2_000;
-
-/**
- * Whether a run's task queue has a worker. Poller counts are asked of Temporal at most every two
- * seconds per queue; the run's description (its queue, and whether it is still open: a closed
- * run needs no worker to refuse a decision) is read fresh on every call, or taken from a caller
- * that has just read it.
- */
-export class WorkerAvailability {
-  private readonly polls = new Map<string, { at: number; pollers: RecentPoller[] }>();
-  private readonly routing = new Map<string, { at: number; builds: WorkerDeploymentVersion[] }>();
-
-  constructor(private readonly seenWithinMs: number) {}
-
-  /**
-   * The run's task queue and its pollers; undefined when the run is closed. With `agentId`, a
-   * queue whose workers all lack the agent counts as none: they could apply a decision, but not
-   * run the tool it releases (its activities go to `agentTaskQueue`, which only hosts poll).
-   */
-  async ofRun(
-    client: Client,
-    runId: string,
-    described?: WorkflowExecutionDescription,
-    agentId?: string,
-  ): Promise<TaskQueuePollers | undefined> {
-    const run = described ?? (await client.workflow.getHandle(runId).describe());
-    if (run.status.name !== 'RUNNING') return undefined;
-    const queue = { taskQueue: run.taskQueue };
-    // A versioned run's tasks go to its build's workers only; the rest of the queue cannot act.
-    const builds = await this.buildsOf(client, run);
-    const build = builds?.[0];
-    const ofBuild = (poller: RecentPoller) =>
-      !builds || builds.some((each) => isOfBuild(poller, each));
-    const count = async (taskQueue: string, tasks: 'workflow' | 'activity') =>
-      identitiesOf((await this.pollersOf(client, taskQueue, tasks)).filter(ofBuild)).size;
-    const pollers = await count(run.taskQueue, 'workflow');
-    if (pollers === 0) return { ...queue, pollers, ...(build ? { build } : {}) };
-    if (agentId === undefined) return { ...queue, pollers };
-    const hosts = await count(agentTaskQueue(run.taskQueue, agentId), 'activity');
-    return hosts === 0
-      ? { ...queue, pollers: 0, agentId, ...(build ? { build } : {}) }
-      : { ...queue, pollers };
-  }
-
-  /**
-   * The builds whose workers take the run's next task: the one it is pinned to; for an
-   * auto-upgrade run, its deployment's current build (and the ramping one, which may take it);
-   * undefined for an unversioned run, which any worker of the queue takes.
-   */
-  private async buildsOf(
-    client: Client,
-    run: WorkflowExecutionDescription,
-  ): Promise<WorkerDeploymentVersion[] | undefined> {
-    const pinned = pinnedBuildOf(run);
-    if (pinned) return [pinned];
-    const deploymentName =
-      run.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.deploymentName;
-    if (!deploymentName) return undefined;
-    const cached = this.routing.get(deploymentName);
-    if (cached && Date.now() - cached.at < POLLERS_TTL_MS) return cached.builds;
-    const answer = await client.workflowService.describeWorkerDeployment({
-      namespace: client.options.namespace,
-      deploymentName,
-    });
-    const routing = answer.workerDeploymentInfo?.routingConfig;
-    const builds = [routing?.currentDeploymentVersion, routing?.rampingDeploymentVersion]
-      .map((version) => version?.buildId)
-      .filter((buildId): buildId is string => Boolean(buildId))
-      .map((buildId) => ({ deploymentName, buildId }));
-    this.routing.set(deploymentName, { at: Date.now(), builds });
-    return builds;
-  }
-
-  private async pollersOf(
-    client: Client,
-    taskQueue: string,
-    tasks: 'workflow' | 'activity',
-  ): Promise<RecentPoller[]> {
-    const key = `${tasks}:${taskQueue}`;
-    const cached = this.polls.get(key);
-    if (cached && Date.now() - cached.at < POLLERS_TTL_MS) return cached.pollers;
-    const found = await recentPollers(client, taskQueue, this.seenWithinMs, tasks);
-    const pollers = [...found.values()];
-    this.polls.set(key, { at: Date.now(), pollers });
-    return pollers;
-  }
 }
