@@ -82,7 +82,11 @@ export class Tollgate {
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
-    this.directory = new AgentDirectory(() => this.connections.client(), this.taskQueue, seenWithin);
+    this.directory = new AgentDirectory(
+      () => this.connections.client(),
+      this.taskQueue,
+      seenWithin,
+    );
     const client = () => this.connections.client();
     const pollers = async () => (await this.workerPollers()).pollers;
     this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);

@@ -9,18 +9,11 @@ import type { FindGrantsInput, Grant } from '../common/grant-types.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
-  ExecuteToolInput,
-  ExecuteToolOutput,
   ExtractResumeDataInput,
   ReminderInput,
   ThreadAppend,
   ThreadRef,
   GateVerdict,
-  ModelStepInput,
-  ModelStepManifest,
-  ModelStepOutput,
-  RetrySpec,
-  ToolManifest,
   ToolNaming,
 } from '../common/run-types.js';
 import type {
@@ -28,10 +21,9 @@ import type {
   CompactedConversation,
 } from '../common/compaction-types.js';
 import { onAgentHost, type AgentRoute } from './agent-routing.js';
-import { localModelStep, localOrHosted, modelStepsAreLocal } from './local-execution.js';
 
 /** User errors (unknown agent, bad configuration) fail at once; retrying cannot fix them. */
-const NON_RETRYABLE = [
+export const NON_RETRYABLE = [
   FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND',
   FAILURE_TYPE_PREFIX + 'INVALID_AGENT',
   FAILURE_TYPE_PREFIX + 'INVALID_TOOL',
@@ -40,13 +32,6 @@ const NON_RETRYABLE = [
 const CONTROL: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
-};
-
-/** Model-step settings of manifests recorded before they carried their own. */
-const MODEL_STEP_DEFAULTS: ModelStepManifest = {
-  timeoutMs: 10 * 60_000,
-  heartbeatTimeoutMs: 60_000,
-  retry: { maximumAttempts: 3, initialIntervalMs: 2000 },
 };
 
 /** A single model call outside the step loop (resume-data extraction). */
@@ -59,13 +44,13 @@ const MODEL_CALL: ActivityOptions = {
   },
 };
 
-const control = proxyActivities<TollgateActivities>(CONTROL);
+export const control = proxyActivities<TollgateActivities>(CONTROL);
 
 /**
  * The options of an agent-specific activity: on the agent's own task queue where the run routes
  * its work there (`state.agentQueue`, patch `tollgate-agent-queues`), else on the run's.
  */
-function onQueue(options: ActivityOptions, queue: string | undefined): ActivityOptions {
+export function onQueue(options: ActivityOptions, queue: string | undefined): ActivityOptions {
   return queue === undefined ? options : { ...options, taskQueue: queue };
 }
 
@@ -95,45 +80,6 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
   );
 }
 
-/** The manifest's model-step settings; defaults for manifests recorded before they existed. */
-export function modelStepSettings(manifest: AgentManifest): ModelStepManifest {
-  return manifest.modelStep ?? MODEL_STEP_DEFAULTS;
-}
-
-export function modelStep(
-  manifest: AgentManifest,
-  input: ModelStepInput,
-  route: AgentRoute,
-): Promise<ModelStepOutput> {
-  const settings = modelStepSettings(manifest);
-  const queue = route.agentQueue;
-  if (modelStepsAreLocal(manifest)) {
-    const hosted = () => hostedModelStep(settings, input, queue);
-    return localOrHosted(() => localModelStep(settings, input), queue, hosted);
-  }
-  return onAgentHost(route, (queue) => hostedModelStep(settings, input, queue));
-}
-
-/** A model step as an ordinary activity, on the agent's queue where the run routes it there. */
-export function hostedModelStep(
-  settings: ModelStepManifest,
-  input: ModelStepInput,
-  queue: string | undefined,
-): Promise<ModelStepOutput> {
-  return control.modelStep.executeWithOptions(
-    onQueue(
-      {
-        startToCloseTimeout: settings.timeoutMs,
-        heartbeatTimeout: settings.heartbeatTimeoutMs,
-        retry: retryOf(settings.retry),
-        summary: `model step ${input.step}`,
-      },
-      queue,
-    ),
-    [input],
-  );
-}
-
 /** A compaction hook may call a model: it gets a model call's time, and heartbeats. */
 const COMPACTION: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
@@ -156,46 +102,6 @@ export function compactConversation(
 ): Promise<CompactedConversation> {
   return control.compactConversation.executeWithOptions(
     onQueue({ ...COMPACTION, summary: `compact conversation after step ${input.step}` }, queue),
-    [input],
-  );
-}
-
-function retryOf(retry: RetrySpec): ActivityOptions['retry'] {
-  return {
-    maximumAttempts: retry.maximumAttempts,
-    initialInterval: retry.initialIntervalMs,
-    nonRetryableErrorTypes: NON_RETRYABLE,
-  };
-}
-
-/** A tool call as an activity, by the run's route (`onAgentHost`). */
-export function executeTool(
-  tool: ToolManifest,
-  input: ExecuteToolInput,
-  route: AgentRoute,
-): Promise<ExecuteToolOutput> {
-  return onAgentHost(route, (queue, priorAttempt) =>
-    executeToolOn(tool, priorAttempt === undefined ? input : { ...input, priorAttempt }, queue),
-  );
-}
-
-function executeToolOn(
-  tool: ToolManifest,
-  input: ExecuteToolInput,
-  queue: string | undefined,
-): Promise<ExecuteToolOutput> {
-  return control.executeTool.executeWithOptions(
-    onQueue(
-      {
-        startToCloseTimeout: tool.timeoutMs,
-        ...(tool.heartbeatTimeoutMs !== undefined
-          ? { heartbeatTimeout: tool.heartbeatTimeoutMs }
-          : {}),
-        retry: retryOf(tool.retry),
-        summary: `tool ${tool.toolId ?? tool.name}`,
-      },
-      queue,
-    ),
     [input],
   );
 }

@@ -11,7 +11,7 @@ import {
   type StretchStep,
 } from '../common/stretches.js';
 import { stepTextDeltas } from '../common/step-text.js';
-import { hostedModelStep, modelStep, modelStepSettings } from './activity-calls.js';
+import { hostedModelStep, modelStep, modelStepSettings } from './step-work-calls.js';
 import { policyFactsOf, type GateContext } from './gates.js';
 import { localOrHosted, localStretch, modelStepsAreLocal } from './local-execution.js';
 import { namingOf } from './tool-naming.js';

@@ -2,7 +2,7 @@ import { ActivityFailure, condition } from '@temporalio/workflow';
 import { refOf } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type { ExecuteToolOutput, ModelToolCall, ToolManifest } from '../common/run-types.js';
-import { executeTool } from './activity-calls.js';
+import { executeTool } from './step-work-calls.js';
 import { redefinedCallFingerprint, toolCallFingerprint } from '../common/fingerprint.js';
 import { awaitApproval } from './approval-wait.js';
 import { runDelegation } from './delegation.js';
