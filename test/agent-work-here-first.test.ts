@@ -6,13 +6,12 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { Tollgate } from '../src/index.js';
 import { agentTaskQueue } from '../src/common/wire.js';
 import {
   chunksOf,
   eventually,
   gatedTestAgent,
-  hostAgents,
+  fleetHosts,
   uniqueQueue,
 } from './support/harness.js';
 
@@ -35,15 +34,8 @@ async function agentWorkOf(client: Client, runId: string) {
 }
 
 describe("agent work on the run's own queue first", () => {
-  const opened: Tollgate[] = [];
-  afterAll(async () => {
-    for (const tollgate of opened) await tollgate.shutdown().catch(() => undefined);
-  });
-  async function host(agents: Parameters<typeof hostAgents>[0], queue: string) {
-    const tollgate = await hostAgents(agents, 'here-first', queue);
-    opened.push(tollgate);
-    return tollgate;
-  }
+  const { host, closeAll } = fleetHosts('here-first');
+  afterAll(closeAll);
 
   it("runs a host's describe, model steps and approved call on the run's own queue, the tool once", async () => {
     const queue = uniqueQueue('here-first');

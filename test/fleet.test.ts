@@ -9,21 +9,14 @@ import { Tollgate } from '../src/index.js';
 import {
   eventually,
   gatedTestAgent,
-  hostAgents,
+  fleetHosts,
   uniqueQueue,
   untilNoHostPolls,
 } from './support/harness.js';
 
 describe('a fleet of workers hosting different agents on one task queue', () => {
-  const opened: Tollgate[] = [];
-  afterAll(async () => {
-    for (const tollgate of opened) await tollgate.shutdown().catch(() => undefined);
-  });
-  async function host(agents: Parameters<typeof hostAgents>[0], queue: string) {
-    const tollgate = await hostAgents(agents, 'fleet', queue);
-    opened.push(tollgate);
-    return tollgate;
-  }
+  const { host, own, closeAll } = fleetHosts('fleet');
+  afterAll(closeAll);
 
   it('completes 50 approved runs of each agent, none failing with AGENT_NOT_FOUND', async () => {
     const queue = uniqueQueue('fleet');
@@ -64,11 +57,9 @@ describe('a fleet of workers hosting different agents on one task queue', () => 
 
     // Release 2 polls the same queue but hosts only another agent.
     await host([other.agent], queue);
-    const decider = new Tollgate({
-      temporal: { taskQueue: queue },
-      decisions: { workerSeenWithin: 5000 },
-    });
-    opened.push(decider);
+    const decider = own(
+      new Tollgate({ temporal: { taskQueue: queue }, decisions: { workerSeenWithin: 5000 } }),
+    );
     const history = async () =>
       (await (await decider.client()).workflow.getHandle(run.runId).fetchHistory()).events!.length;
     // Temporal lists release 1's pollers of the agent's queue until they are older than

@@ -41,6 +41,29 @@ export async function hostAgents(
   return tollgate;
 }
 
+/**
+ * Workers of one test file that several tests start on shared queues (a fleet): `host` starts one
+ * hosting `agents` on `queue`; `own` adds a runtime started otherwise; `closeAll`, for
+ * `afterAll`, shuts every one down.
+ */
+export function fleetHosts(name: string) {
+  const opened: Tollgate[] = [];
+  return {
+    async host(agents: Agent[], queue: string): Promise<Tollgate> {
+      const tollgate = await hostAgents(agents, name, queue);
+      opened.push(tollgate);
+      return tollgate;
+    },
+    own(tollgate: Tollgate): Tollgate {
+      opened.push(tollgate);
+      return tollgate;
+    },
+    async closeAll(): Promise<void> {
+      for (const tollgate of opened) await tollgate.shutdown().catch(() => undefined);
+    },
+  };
+}
+
 export interface Execution {
   input: unknown;
   idempotencyKey: string;
