@@ -10,7 +10,7 @@ import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
 import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
 import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
 import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
-import { AGENT_QUEUES_PATCH } from '../src/workflows/agent-routing.js';
+import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from '../src/workflows/agent-routing.js';
 import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
 import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
@@ -80,6 +80,7 @@ describe('OpenTelemetry tracing', () => {
           UPDATES_AFTER_EVENTS_PATCH,
           REQUEST_TIGHTENS_PATCH,
           AGENT_QUEUES_PATCH,
+          HERE_FIRST_PATCH,
           TOOL_KEYS_PATCH,
           HANDLERS_FINISHED_PATCH,
         ],
@@ -152,6 +153,7 @@ describe('OpenTelemetry tracing', () => {
           TRACING_PATCH,
           REQUEST_TIGHTENS_PATCH,
           AGENT_QUEUES_PATCH,
+          HERE_FIRST_PATCH,
           TOOL_KEYS_PATCH,
           HANDLERS_FINISHED_PATCH,
         ],
