@@ -101,35 +101,18 @@ function expectedOf(generation: string, name: string): Expected {
 }
 
 /** Patches each generation's `agentRun` histories record: the generation's workflow changes. */
+const TOOL_KEYS_PATCHES = [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH];
+const AGENT_QUEUES_PATCHES = [...TOOL_KEYS_PATCHES, REQUEST_TIGHTENS_PATCH, AGENT_QUEUES_PATCH];
+const HERE_FIRST_PATCHES = [...AGENT_QUEUES_PATCHES, HERE_FIRST_PATCH];
 const PATCHES: Record<string, string[]> = {
   '1-first-release': [],
   '2-updates-after-events': [UPDATES_AFTER_EVENTS_PATCH],
-  '3-tool-keys': [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH],
-  '4-publish-on-change': [UPDATES_AFTER_EVENTS_PATCH, TOOL_KEYS_PATCH, HANDLERS_FINISHED_PATCH],
-  '5-agent-queues': [
-    UPDATES_AFTER_EVENTS_PATCH,
-    TOOL_KEYS_PATCH,
-    HANDLERS_FINISHED_PATCH,
-    REQUEST_TIGHTENS_PATCH,
-    AGENT_QUEUES_PATCH,
-  ],
-  '6-agent-work-here-first': [
-    UPDATES_AFTER_EVENTS_PATCH,
-    TOOL_KEYS_PATCH,
-    HANDLERS_FINISHED_PATCH,
-    REQUEST_TIGHTENS_PATCH,
-    AGENT_QUEUES_PATCH,
-    HERE_FIRST_PATCH,
-  ],
+  '3-tool-keys': TOOL_KEYS_PATCHES,
+  '4-publish-on-change': TOOL_KEYS_PATCHES,
+  '5-agent-queues': AGENT_QUEUES_PATCHES,
+  '6-agent-work-here-first': HERE_FIRST_PATCHES,
   // Stretches change only local-mode runs: the re-recorded remote scenarios record what 6 did.
-  '7-stretches': [
-    UPDATES_AFTER_EVENTS_PATCH,
-    TOOL_KEYS_PATCH,
-    HANDLERS_FINISHED_PATCH,
-    REQUEST_TIGHTENS_PATCH,
-    AGENT_QUEUES_PATCH,
-    HERE_FIRST_PATCH,
-  ],
+  '7-stretches': HERE_FIRST_PATCHES,
 };
 
 /**
