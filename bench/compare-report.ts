@@ -1,4 +1,5 @@
 /** The side-by-side benchmark's table: Tollgate, the floor and the peer, with ratios. */
+import type { CpuSample } from './cpu.js';
 import { ms } from './stats.js';
 import { mib } from './support/system.js';
 
@@ -21,9 +22,18 @@ export interface SideFigures {
   };
   /** The AI SDK's own loop in-process (streamText + execute), for reference. */
   aiSdkPerStepMs: number;
+  /** CPU per step of the bench process and of the server, over the alternating per-step runs. */
+  cpuPerStep: { floor: CpuSample; sameWork: CpuSample; tollgate: CpuSample };
   floor: {
     remotePerStepMs: number;
+    /**
+     * The same-work floor (bench/floor.ts): the bare loop plus what Tollgate's guarantees add,
+     * i.e. a client following the history as a stream does and each tool call's execution mark.
+     */
+    sameWorkPerStepMs: number;
     localPerStepMs: number;
+    /** The same-work gate: update → the run's end, read by following its history. */
+    sameWorkUpdateToEndMs: number;
     updateToStartMs: number;
     signalToStartMs: number;
     updateToEndMs: number;
@@ -54,7 +64,7 @@ const ratio = (value: number, reference: number | undefined) =>
     : `${(value / reference).toFixed(2)}×`;
 
 function row(cells: string[]): string {
-  const widths = [44, 12, 30, 12, 10, 10, 10];
+  const widths = [44, 12, 44, 12, 10, 10, 10];
   return `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 10)).join(' | ')} |`;
 }
 
@@ -99,6 +109,15 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         ratio(t.perStepMs, f.emptyTaskMs),
       ]),
       row([
+        '  against the same-work floor',
+        '',
+        `${ms(f.sameWorkPerStepMs)} (+ followed, execution mark)`,
+        '',
+        ratio(t.perStepMs, f.sameWorkPerStepMs),
+        '',
+        '',
+      ]),
+      row([
         '  local mode (stretches), per step',
         ms(t.localPerStepMs),
         `${ms(f.localPerStepMs)} (2 local activities)`,
@@ -126,6 +145,15 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         ratio(t.approveToEndMs, f.emptyTaskMs),
       ]),
       row([
+        '  against the same-work floor',
+        '',
+        `${ms(f.sameWorkUpdateToEndMs)} (+ mark, answering step, followed)`,
+        '',
+        ratio(t.approveToEndMs, f.sameWorkUpdateToEndMs),
+        '',
+        '',
+      ]),
+      row([
         'HTTP approve-tool-call p50 (to headers)',
         ms(t.httpToHeadersMs),
         `${ms(f.updateToStartMs)} (update → activity)`,
@@ -147,9 +175,16 @@ export function compareTable(sides: SideFigures[], peer: PeerFigures | undefined
         ? parkedRows(parked)
         : [row(['parked runs', 'skipped (--parked 0)', '', '', '', ''])]),
       `(for reference: the AI SDK's own loop in-process, streamText + execute: ${ms(side.aiSdkPerStepMs)} per step)`,
+      `CPU per step, this process (client, worker, activities) / the server: ${cpuText(side.cpuPerStep)}`,
     );
   }
   return lines;
+}
+
+function cpuText(cpu: SideFigures['cpuPerStep']): string {
+  const one = (sample: CpuSample) =>
+    `${ms(sample.ownMs)} / ${sample.serverMs === undefined ? '—' : ms(sample.serverMs)}`;
+  return `floor ${one(cpu.floor)}, same-work floor ${one(cpu.sameWork)}, Tollgate ${one(cpu.tollgate)}`;
 }
 
 function parkedRows(parked: NonNullable<SideFigures['parked']>): string[] {

@@ -107,9 +107,16 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
         httpToEndMs: p50(http.map((s) => s.toStreamEndMs)),
       },
       aiSdkPerStepMs: inProcess.runMs / options.steps,
+      cpuPerStep: {
+        floor: floor.cpuPerStep.floor,
+        sameWork: floor.cpuPerStep.sameWork,
+        tollgate: floor.cpuPerStep.alongside,
+      },
       floor: {
         remotePerStepMs: floor.remotePerStepMs,
+        sameWorkPerStepMs: floor.sameWorkPerStepMs,
         localPerStepMs: floor.localPerStepMs,
+        sameWorkUpdateToEndMs: p50(floor.sameWorkUpdate.map((s) => s.toEndMs)),
         updateToStartMs: p50(floor.update.map((s) => s.toActivityStartMs)),
         signalToStartMs: p50(floor.signal.map((s) => s.toActivityStartMs)),
         updateToEndMs: p50(floor.update.map((s) => s.toEndMs)),

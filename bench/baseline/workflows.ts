@@ -23,6 +23,15 @@ export const approveUpdate = defineUpdate<boolean>('approve');
 export const pokeUpdate = defineUpdate<number>('poke');
 
 const remote = proxyActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
+/** Activities with Tollgate's heartbeat timeouts (model step 60 s, tool call 30 s). */
+const model = proxyActivities<BaselineActivities>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '1 minute',
+});
+const tool = proxyActivities<BaselineActivities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '30 seconds',
+});
 const local = proxyLocalActivities<BaselineActivities>({ startToCloseTimeout: '1 minute' });
 
 export async function parkedRun(id: string): Promise<string> {
@@ -46,14 +55,42 @@ export async function floorLoop(steps: number, locally: boolean): Promise<number
   return steps;
 }
 
+/**
+ * `floorLoop` with the one durability step Tollgate's tool call adds to a bare activity: each
+ * tool call heartbeats once, marking its attempt as executing, so that an attempt lost mid-way is
+ * never run again unseen. The heartbeat timeouts are Tollgate's.
+ */
+export async function floorLoopMarked(steps: number): Promise<number> {
+  for (let i = 1; i <= steps; i++) {
+    await model.step(`model-${i}`);
+    if (i < steps) await tool.markedStep(`tool-${i}`);
+  }
+  return steps;
+}
+
 /** Parks until `release` (signal) or `approve` (update), then runs `mark` and ends. */
 export async function floorGate(id: string): Promise<string> {
+  await parkedUntilReleased();
+  return remote.mark(id);
+}
+
+/**
+ * `floorGate` doing what an approved Tollgate call does after its approval: the tool (with its
+ * execution mark) and then the model step that answers the tool's result.
+ */
+export async function floorGateAnswered(id: string): Promise<string> {
+  await parkedUntilReleased();
+  const done = await tool.markedMark(id);
+  await model.step(`answer-${id}`);
+  return done;
+}
+
+async function parkedUntilReleased(): Promise<void> {
   let released = false;
   setHandler(releaseSignal, () => void (released = true));
   setHandler(parkedUpdate, () => true);
   setHandler(approveUpdate, () => (released = true));
   await condition(() => released);
-  return remote.mark(id);
 }
 
 /**
