@@ -1,5 +1,5 @@
 /**
- * A request's `activeTools` (docs/tools.md "Narrowing a run's tools"): the tool names, keys of
+ * A request's `activeTools` (docs/run-tools.md): the tool names, keys of
  * the agent's `tools` or `agent-<key>` delegations, that one run may use. It only narrows: the
  * model is offered these tools alone, and a call of any other tool is refused before any approval
  * policy runs. Pure and sandbox-safe: the client checks a request with it, the workflow its calls.

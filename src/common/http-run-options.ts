@@ -18,7 +18,7 @@ export interface HttpRunOptions {
   runId?: string;
   /**
    * The only tools the run may use, by the names the model sees; it only narrows the agent's
-   * tools (docs/tools.md "Narrowing a run's tools"). Default: every tool.
+   * tools (docs/run-tools.md). Default: every tool.
    */
   activeTools?: string[];
 }

@@ -28,6 +28,8 @@ interface Loaded {
 
 export class TokenSource implements CallerLookup {
   private loaded: Loaded | undefined;
+  /** The version of the file that failed to load, and why: refused again without a read. */
+  private failed: { version: FileVersion; error: unknown } | undefined;
   /** The read under way, shared by the requests that saw the same version of the file. */
   private reading: { version: FileVersion; loaded: Promise<Loaded> } | undefined;
 
@@ -64,6 +66,7 @@ export class TokenSource implements CallerLookup {
     if (file === undefined) return this.loaded!;
     const version = await versionOf(file);
     if (this.loaded?.version === version) return this.loaded;
+    if (this.failed?.version === version) throw this.failed.error;
     if (this.reading?.version !== version) {
       const reading = { version, loaded: this.read(file, version) };
       this.reading = reading;
@@ -80,11 +83,13 @@ export class TokenSource implements CallerLookup {
     try {
       const config = readTokensFile(file);
       this.loaded = { version, match: tokenMatcher(config), config };
+      this.failed = undefined;
       this.onReload(undefined);
       return this.loaded;
     } catch (error) {
       // Forget the old tokens: until the file is fixed, nobody is let in on them.
       this.loaded = undefined;
+      this.failed = { version, error };
       this.onReload(error);
       throw error;
     }

@@ -38,10 +38,12 @@ describe('TokenSource', () => {
     const reloads: unknown[] = [];
     const source = new TokenSource(loadAuthConfig({ file }), (error) => reloads.push(error));
     write('[{"token": ');
-    await expect(source.callerOf('tok-carol')).rejects.toMatchObject({
-      code: 'INVALID_OPTIONS',
-      message: expect.stringContaining(file),
-    });
+    for (let i = 0; i < 3; i++) {
+      await expect(source.callerOf('tok-carol')).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining(file),
+      });
+    }
     rmSync(file);
     await expect(source.callerOf('tok-carol')).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     write([{ token: 'tok-carol', id: 'carol' }]);
