@@ -84,6 +84,7 @@ export type {
   ToolCallRef,
 } from './common/chunks.js';
 export type {
+  ActiveToolsAuditEntry,
   AuditEntry,
   CompactionAuditEntry,
   MovedAuditEntry,

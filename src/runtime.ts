@@ -212,6 +212,7 @@ export class Tollgate {
         bus: this.live.transport,
         lifetime: this.lifetime.signal,
         requireAgent: (id) => this.directory.require(id),
+        describeAgent: (id) => this.directory.description(id),
         grants: this.grants,
         holdPolicy: async (runId, policy) => {
           this.policies.register(runId, policy);

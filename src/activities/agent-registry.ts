@@ -70,6 +70,7 @@ export class AgentRegistry {
       ...(agent.description !== undefined ? { description: agent.description } : {}),
       tools: [...agent.tools.keys()],
       subAgents: [...agent.subAgents.values()].map((subAgent) => subAgent.id),
+      delegations: [...agent.subAgents.keys()],
     }));
   }
 }

@@ -44,6 +44,9 @@ export async function runModelStep(
     ...(agent.instructions ? { system: agent.instructions } : {}),
     messages: messages as ModelMessage[],
     tools: toolsForModel(agent, input.toolNaming),
+    // The request narrowed the run's tools: the model is offered these alone (the workflow still
+    // refuses a call of any other tool before its gates).
+    ...(input.activeTools ? { activeTools: input.activeTools } : {}),
     abortSignal: context.cancellationSignal,
     // Retries belong to the activity's policy, where Temporal records them.
     maxRetries: 0,

@@ -20,15 +20,13 @@ export const audit: CommandHandler = async (input) => {
     const rows = entries.map((entry) => [
       entry.at,
       entry.type,
-      entry.type === 'compaction' || entry.type === 'moved'
-        ? '(run)'
-        : `${toolLabel(entry)} ${entry.toolCallId}`,
+      entry.toolName === undefined ? '(run)' : `${toolLabel(entry)} ${entry.toolCallId}`,
       truncate(detail(entry), DETAIL_CHARS),
     ]);
     output.line(
       rows.length > 0
         ? formatTable(['AT', 'WHAT', 'CALL', 'DETAIL'], rows)
-        : `Run ${runId} has no gated or suspended calls, no compactions and no moves.`,
+        : `Run ${runId} has no gated or suspended calls, no compactions, no moves and no activeTools.`,
     );
     return EXIT.ok;
   } finally {
@@ -40,6 +38,7 @@ export const audit: CommandHandler = async (input) => {
 function detail(entry: AuditEntry): string {
   switch (entry.type) {
     case 'gate':
+      if (entry.notActive) return "refused: not among the run's activeTools (no policy ran)";
       return `${entry.gated ? 'gated' : 'not gated'} by ${entry.source}${entry.note ? ` (${entry.note})` : ''}`;
     case 'request':
       return `${entry.kind} ${inlineJson(entry.args)} fingerprint ${entry.fingerprint.slice(0, 12)}${entry.expiresAt ? ` expires ${entry.expiresAt}` : ''}`;
@@ -60,6 +59,8 @@ function detail(entry: AuditEntry): string {
       return `reminder after ${Math.round(entry.waitedMs / 1000)} s`;
     case 'grant-used':
       return `ran under grant ${entry.grantId} given by ${entry.grantedBy?.id ?? 'unknown'} (expires ${entry.expiresAt})`;
+    case 'active-tools':
+      return `the run may use only: ${entry.tools.join(', ') || 'no tools'}`;
     case 'compaction':
       return `conversation compacted after step ${entry.step}: ${entry.bytesBefore} → ${entry.bytesAfter} bytes, ${entry.messagesDropped} of ${entry.messagesBefore} messages dropped`;
     case 'moved':

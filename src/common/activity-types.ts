@@ -23,6 +23,8 @@ export interface ModelStepInput {
   conversation: ConversationRef;
   /** The run's tool naming; absent: by id (runs started before `tollgate-tool-keys`). */
   toolNaming?: 'key';
+  /** The run's `activeTools`: the model is offered these tools only; absent: every tool. */
+  activeTools?: string[];
 }
 
 export interface ModelStepOutput {

@@ -17,10 +17,29 @@ export interface GateOutcome {
   definition?: string;
   /** The run's request replaced the agent's approval rules (`approvalOverride`). */
   override?: ApprovalOverride;
+  /**
+   * The call's tool is not among the run's `activeTools`: the call was refused
+   * (`TOOL_NOT_ALLOWED`) and no approval policy ran (`source` is `active-tools`).
+   */
+  notActive?: true;
 }
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
-export type AuditEntry = ToolCallAuditEntry | CompactionAuditEntry | MovedAuditEntry;
+export type AuditEntry =
+  ToolCallAuditEntry | CompactionAuditEntry | MovedAuditEntry | ActiveToolsAuditEntry;
+
+/**
+ * The run was started with `activeTools`: the only tools it may use. The first entry of such a
+ * run; about the whole run, so it names no call.
+ */
+export interface ActiveToolsAuditEntry {
+  at: string;
+  type: 'active-tools';
+  toolCallId?: undefined;
+  toolName?: undefined;
+  toolId?: undefined;
+  tools: string[];
+}
 
 /** An entry about one tool call: its gate, request, decisions, expiry and reminders. */
 export type ToolCallAuditEntry = {

@@ -12,6 +12,11 @@ export interface AgentDescription {
   tools: string[];
   /** Ids of the agent's sub-agents, each its own directory entry. */
   subAgents: string[];
+  /**
+   * The names the model sees for the agent's delegations (`agent-<key>`); absent in entries
+   * published before they were listed.
+   */
+  delegations?: string[];
 }
 
 /** One worker's publication of an agent, sent at `startWorker()`. */

@@ -75,6 +75,8 @@ export const TOLLGATE_ERROR_CODES = [
   'GRANT_ALREADY_REVOKED',
   // Why a call did not run as asked, carried by its `tool-error` or `tool-result` chunk (issue 24.5).
   'TOOL_NOT_FOUND',
+  // A call of a tool outside the run's `activeTools` (issue 28.6): refused before any policy.
+  'TOOL_NOT_ALLOWED',
   'INVALID_TOOL_INPUT',
   'INVALID_TOOL_OUTPUT',
   'TOOL_FAILED',

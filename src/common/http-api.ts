@@ -225,7 +225,7 @@ export interface HealthResponse {
 /** Every error answer: `{ error: { code, message } }`, never a stack trace. */
 export interface ErrorBody {
   error: {
-    /** A `TollgateError` code, or `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`, `NOT_FOUND`, `INTERNAL`. */
+    /** A `TollgateError` code, or `BAD_REQUEST`, `UNAUTHORIZED`, `FORBIDDEN`, `PAYLOAD_TOO_LARGE`, `UNSUPPORTED_MEDIA_TYPE`, `NOT_FOUND`, `TOKENS_UNAVAILABLE`, `INTERNAL`. */
     code: string;
     message: string;
     /** For `BAD_REQUEST`: the failing field paths, e.g. `["options.maxSteps"]`. */
@@ -275,7 +275,7 @@ export function statusOfErrorCode(code: string): number {
   if (CONFLICT_CODES.includes(code)) return 409;
   if (code.startsWith('INVALID_')) return 422;
   if (code === 'TEMPORAL_UNAVAILABLE' || code === 'NAMESPACE_NOT_FOUND') return 503;
-  if (code === 'WORKER_UNAVAILABLE') return 503;
+  if (code === 'WORKER_UNAVAILABLE' || code === 'TOKENS_UNAVAILABLE') return 503;
   if (code === 'DECISION_NOT_CONFIRMED') return 504;
   if (code === 'LINK_EXPIRED') return 410;
   if (code === 'RATE_LIMITED') return 429;

@@ -16,6 +16,11 @@ export interface HttpRunOptions {
   requestContext?: JsonObject;
   memory?: { thread: string; resource: string };
   runId?: string;
+  /**
+   * The only tools the run may use, by the names the model sees; it only narrows the agent's
+   * tools (docs/run-tools.md). Default: every tool.
+   */
+  activeTools?: string[];
 }
 
 export interface HttpApprovalPolicy {

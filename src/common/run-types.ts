@@ -124,6 +124,11 @@ export interface RunInput {
   /** Set when the request's rules replace the agent's, as its caller was allowed to. */
   approvalOverride?: ApprovalOverride;
   /**
+   * The request's `activeTools`: the only tools this run may use (`common/active-tools.ts`);
+   * absent: every tool of the agent.
+   */
+  activeTools?: string[];
+  /**
    * Set by the run itself when it starts under `REQUEST_TIGHTENS_PATCH`: the request's rules only
    * tighten the agent's (unless `approvalOverride`). Runs started before replace field by field.
    */
@@ -222,6 +227,7 @@ export interface SuspendedRun {
 }
 
 export type {
+  ActiveToolsAuditEntry,
   AuditEntry,
   CompactionAuditEntry,
   DecisionChannel,

@@ -7,6 +7,7 @@
  */
 import type { ExecuteToolOutput, ModelStepInput, ModelStepOutput } from './activity-types.js';
 import type { ToolCallRef } from './chunks.js';
+import { isActiveTool } from './active-tools.js';
 import { effectivePolicy, type PolicyFacts } from './gate-policy.js';
 import type { JsonObject } from './json.js';
 import type { AgentManifest, ToolManifest } from './run-types.js';
@@ -36,9 +37,18 @@ export interface StretchRules extends PolicyFacts {
   tools: Record<string, Pick<ToolManifest, 'approval' | 'local' | 'delegate'>>;
 }
 
-export function stretchRulesOf(manifest: AgentManifest, facts: PolicyFacts): StretchRules {
+/**
+ * `activeTools`: the run's, when its request narrowed its tools; the others are left out, so a
+ * call of one of them ends the stretch and the workflow refuses it.
+ */
+export function stretchRulesOf(
+  manifest: AgentManifest,
+  facts: PolicyFacts,
+  activeTools?: readonly string[],
+): StretchRules {
   const tools: StretchRules['tools'] = {};
   for (const [name, tool] of Object.entries(manifest.tools)) {
+    if (!isActiveTool(activeTools, name)) continue;
     tools[name] = {
       approval: tool.approval,
       ...(tool.local ? { local: tool.local } : {}),

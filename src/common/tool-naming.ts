@@ -4,3 +4,6 @@
  * before). Fixed at the start of a run, for its whole life.
  */
 export type ToolNaming = 'key' | 'id';
+
+/** A sub-agent `key` is offered to the model as the tool `agent-<key>` (SPEC §7). */
+export const DELEGATION_PREFIX = 'agent-';

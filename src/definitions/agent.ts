@@ -1,3 +1,4 @@
+import { DELEGATION_PREFIX } from '../common/tool-naming.js';
 import type { LanguageModel } from 'ai';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
@@ -127,7 +128,7 @@ export interface AgentConfig {
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
-export const DELEGATION_PREFIX = 'agent-';
+export { DELEGATION_PREFIX };
 
 export const DEFAULT_MAX_STEPS = 10;
 

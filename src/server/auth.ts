@@ -25,6 +25,12 @@ export interface TokenConfig {
 /** Bearer tokens the server accepts. */
 export interface AuthConfig {
   tokens: TokenConfig[];
+  /**
+   * The JSON file the tokens came from (`loadAuthConfig` sets it): the server checks it on every
+   * request and reads it again when it changed, so a revoked token or role counts from the next
+   * request on (`tokens` is then only the first reading). Default: none; `tokens` is fixed.
+   */
+  tokensFile?: string;
 }
 
 /** Hono environment of the server's routes: the authenticated caller, set by `bearerAuth`. */
@@ -83,17 +89,7 @@ export function loadAuthConfig(
 ): AuthConfig {
   const env = options.env ?? process.env;
   const file = options.file ?? env.TOLLGATE_TOKENS_FILE;
-  if (file !== undefined && file !== '') {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (error) {
-      throw new TollgateError('INVALID_OPTIONS', `Cannot read the tokens file ${file}.`, {
-        cause: error,
-      });
-    }
-    return checkAuthConfig(parseJson(text, `The tokens file ${file}`), `The tokens file ${file}`);
-  }
+  if (file !== undefined && file !== '') return { ...readTokensFile(file), tokensFile: file };
   const inline = env.TOLLGATE_TOKENS;
   if (inline === undefined || inline === '') {
     throw new TollgateError(
@@ -102,6 +98,19 @@ export function loadAuthConfig(
     );
   }
   return checkAuthConfig(parseJson(inline, 'TOLLGATE_TOKENS'), 'TOLLGATE_TOKENS');
+}
+
+/** Reads and checks a tokens file (`INVALID_OPTIONS` naming the problem). */
+export function readTokensFile(file: string): AuthConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new TollgateError('INVALID_OPTIONS', `Cannot read the tokens file ${file}.`, {
+      cause: error,
+    });
+  }
+  return checkAuthConfig(parseJson(text, `The tokens file ${file}`), `The tokens file ${file}`);
 }
 
 function parseJson(text: string, source: string): unknown {
@@ -142,15 +151,30 @@ export interface Caller {
   scope: Scope | undefined;
 }
 
+/** Who a presented token stands for now (`TokenSource`); rejects when the tokens cannot be read. */
+export interface CallerLookup {
+  callerOf(presented: string): Promise<Caller | undefined>;
+}
+
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-/** Rejects requests without a configured bearer token (401) and records who the caller is. */
-export function bearerAuth(config: AuthConfig): MiddlewareHandler<ServerEnv> {
-  const match = tokenMatcher(checkAuthConfig(config));
+/**
+ * Rejects requests without a configured bearer token (401) and records who the caller is, as the
+ * tokens are at this request (`TokenSource`); 503 `TOKENS_UNAVAILABLE` while the tokens file
+ * cannot be read or is invalid.
+ */
+export function bearerAuth(tokens: CallerLookup): MiddlewareHandler<ServerEnv> {
   return async (c, next) => {
     const header = c.req.header('authorization');
     const presented = header === undefined ? undefined : BEARER.exec(header)?.[1];
-    const caller = presented === undefined ? undefined : match(presented);
+    let caller: Caller | undefined;
+    try {
+      caller = presented === undefined ? undefined : await tokens.callerOf(presented);
+    } catch (error) {
+      const message = error instanceof TollgateError ? error.message : String(error);
+      const body: ErrorBody = { error: { code: 'TOKENS_UNAVAILABLE', message } };
+      return c.json(body, 503);
+    }
     if (!caller) {
       const problem = header === undefined ? '' : ', error="invalid_token"';
       c.header('WWW-Authenticate', `Bearer realm="tollgate"${problem}`);

@@ -17,6 +17,7 @@ import { mayUseAgent, requireAction } from '../common/scope.js';
 import type { Tollgate } from '../runtime.js';
 import { listApprovals } from './approvals.js';
 import { bearerAuth, type AuthConfig, type ServerEnv } from './auth.js';
+import { TokenSource } from './token-source.js';
 import { consoleErrorLogger, errorAnswer, type ErrorLogger } from './errors.js';
 import { health } from './health.js';
 import { boundOutages, requireJson, securityHeaders } from './http-guards.js';
@@ -35,7 +36,10 @@ import { registerGrantRoutes } from './routes-grants.js';
 export interface TollgateServerOptions {
   /** The runtime whose client starts and steers runs; it need not host any agent. */
   tollgate: Tollgate;
-  /** Bearer tokens accepted on every `/api` route but `/api/health`. */
+  /**
+   * Bearer tokens accepted on every `/api` route but `/api/health`. With `tokensFile` (as
+   * `loadAuthConfig` returns it) the file is read again whenever it changes (docs/production.md).
+   */
   auth: AuthConfig;
   /** Largest request body accepted, bytes; larger ones get 413. Default 1 MiB. */
   bodyLimitBytes?: number;
@@ -100,7 +104,10 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     const body: HealthResponse = await health(tollgate);
     return c.json(body, body.ok ? 200 : 503);
   });
-  app.use(`${API_PREFIX}/*`, bearerAuth(options.auth));
+  const tokens = new TokenSource(options.auth, (error) => {
+    if (error) log(error, 'reading the tokens file (every request is refused until it is fixed)');
+  });
+  app.use(`${API_PREFIX}/*`, bearerAuth(tokens));
   app.use(`${API_PREFIX}/*`, requireJson());
   app.use(`${API_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
   app.use(
@@ -141,7 +148,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   const refusals = new LinkRefusals(options.channels?.refusals);
   if (secrets) {
     app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
-    registerLinkRoutes(app, { tollgate, secrets, refusals, log });
+    registerLinkRoutes(app, { tollgate, secrets, refusals, log, tokens });
   }
 
   app.notFound((c) => {

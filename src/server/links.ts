@@ -1,7 +1,8 @@
 /**
  * `/links/<token>`: signed Approve / Decline links from chat notices (docs/channels.md).
  * GET shows the call and a confirm button; POST decides it, as the identity the link names,
- * bound to the call's fingerprint. A link that is malformed, altered or expired is refused here,
+ * bound to the call's fingerprint (with the roles its identity's token has now, when it has one:
+ * rights are judged at decision time). A link that is malformed, altered or expired is refused here,
  * before any decision is sent; a link the run refuses (already decided, changed arguments, not
  * an approver) is refused there. Refusals are bounded (`LinkRefusals`): counted per client
  * address, which is answered 429 past its budget; only links this server signed are noted in
@@ -21,6 +22,7 @@ import type { ServerEnv } from './auth.js';
 import { errorAnswer, type ErrorLogger } from './errors.js';
 import { confirmPage, outcomePage } from './link-pages.js';
 import type { LinkRefusals } from './link-refusals.js';
+import type { TokenSource } from './token-source.js';
 
 export const LINKS_PREFIX = '/links';
 
@@ -48,6 +50,8 @@ export interface LinkRoutes {
   secrets: readonly string[];
   refusals: LinkRefusals;
   log: ErrorLogger;
+  /** The server's tokens: a link of an identity that has a token decides with its roles now. */
+  tokens: TokenSource;
 }
 
 export function registerLinkRoutes(app: Hono<ServerEnv>, routes: LinkRoutes): void {
@@ -79,11 +83,12 @@ export function registerLinkRoutes(app: Hono<ServerEnv>, routes: LinkRoutes): vo
     if (!check.ok) return refuseLink(c, routes, token, check);
     const { claims } = check;
     try {
+      const decidedBy = (await routes.tokens.identityOf(claims.decidedBy.id)) ?? claims.decidedBy;
       const applied = await tollgate.getAgent(claims.agentId).decideToolCall(claims.action, {
         runId: claims.runId,
         toolCallId: claims.toolCallId,
         fingerprint: claims.fingerprint,
-        decidedBy: claims.decidedBy,
+        decidedBy,
         channel: 'link',
       });
       const words =

@@ -21,6 +21,7 @@ import type {
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem, instantProblem } from '../common/limits.js';
 import { MAX_BATCH_DECISIONS } from '../common/batch-decisions.js';
+import { MAX_ACTIVE_TOOLS } from '../common/active-tools.js';
 
 const json: z.ZodType<JsonValue> = z.json();
 const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), json);
@@ -49,6 +50,8 @@ export const streamBody: z.ZodType<StreamBody> = z.object({
       requestContext: jsonObject.optional(),
       memory: z.object({ thread: id, resource: id }).optional(),
       runId: id.optional(),
+      // Names only: whether the agent has them is the runtime's to judge (`INVALID_OPTIONS`).
+      activeTools: z.array(z.string().min(1)).max(MAX_ACTIVE_TOOLS).optional(),
     })
     .optional(),
 });

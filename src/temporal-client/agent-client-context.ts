@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { AgentDescription } from '../common/directory-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { LiveDeltaTransport } from '../live/live-transport.js';
 import type { CheckedDecisionSettings } from './decision-settings.js';
@@ -24,6 +25,8 @@ export interface AgentClientContext {
   runs: RunFactsCache;
   /** Resolves when the agent directory lists the agent; rejects with `AGENT_NOT_FOUND`. */
   requireAgent(agentId: string): Promise<void>;
+  /** The agent's description in the directory (its tool names); `AGENT_NOT_FOUND` as above. */
+  describeAgent(agentId: string): Promise<AgentDescription>;
   /** The grants registry of the task queue, for approvals that give a grant. */
   grants: GrantRegistry;
 }

@@ -37,7 +37,7 @@ import { tailRun } from './run-tail.js';
 import { ScopeGuard, type SeenRun } from './scope-guard.js';
 import type { GrantWithDecision } from '../common/grant-types.js';
 import { grantForDecision } from './grant-with-decision.js';
-import { startRun } from './start-run.js';
+import { checkActiveTools, startRun } from './start-run.js';
 
 export type { AgentClientContext } from './agent-client-context.js';
 
@@ -71,6 +71,7 @@ export class AgentClient {
     this.guard.resource(opts.memory?.resource);
     const rights = this.guard.startRights(opts);
     await this.context.requireAgent(this.agentId);
+    if (opts.activeTools) await checkActiveTools(this.context, this.agentId, opts.activeTools);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context, initial, opts);
     if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);

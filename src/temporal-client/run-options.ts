@@ -2,6 +2,7 @@ import type { GrantWithDecision } from '../common/grant-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem } from '../common/limits.js';
+import { activeToolsShapeProblem } from '../common/active-tools.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
@@ -45,6 +46,14 @@ export interface RunOptions {
   autoResumeSuspendedTools?: boolean;
   /** The run's id (the workflow id); default: a new UUID. Must not name an existing run. */
   runId?: string;
+  /**
+   * The only tools this run may use, by the names the model sees (keys of the agent's `tools`,
+   * `agent-<key>` for sub-agents), as the AI SDK's `activeTools`. It only narrows: the model is
+   * offered these alone, a call of any other tool is refused (`TOOL_NOT_ALLOWED`) before any
+   * approval policy runs, and a name the agent does not have is `INVALID_OPTIONS` at start.
+   * Recorded in the run's input and its audit trail. Default: every tool of the agent.
+   */
+  activeTools?: string[];
 }
 
 /** What every decision call takes (SPEC §3, §8). */
@@ -127,6 +136,10 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
     throw invalid(
       'autoResumeSuspendedTools needs memory: { thread, resource } to find the suspended call.',
     );
+  }
+  if (opts.activeTools !== undefined) {
+    const problem = activeToolsShapeProblem(opts.activeTools);
+    if (problem) throw invalid(problem);
   }
   if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {
     throw invalid(

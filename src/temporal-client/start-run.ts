@@ -6,6 +6,8 @@ import type { RequestPolicy, RunInput } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import { toRules } from '../definitions/approval-policy.js';
+import { DELEGATION_PREFIX } from '../common/tool-naming.js';
+import { unknownActiveTool } from '../common/active-tools.js';
 import type { AgentClientContext } from './agent-client-context.js';
 import { toTollgateError } from './errors.js';
 import type { RunOptions } from './run-options.js';
@@ -33,6 +35,7 @@ export async function startRun(
     ...(opts.maxSteps !== undefined ? { maxSteps: opts.maxSteps } : {}),
     ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
+    ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
     ...rights,
   };
   const live = new LiveSubscription(context.bus, runId);
@@ -77,6 +80,25 @@ export async function startRun(
     top: { resourceId },
   });
   return { runId, live };
+}
+
+/**
+ * Refuses `activeTools` naming a tool the agent's directory entry does not list
+ * (`INVALID_OPTIONS`, naming it and the tools there are), before anything starts. Delegations
+ * of entries published before they were listed are left to the run, which checks every name.
+ */
+export async function checkActiveTools(
+  context: AgentClientContext,
+  agentId: string,
+  activeTools: readonly string[],
+): Promise<void> {
+  const agent = await context.describeAgent(agentId);
+  const known = [...agent.tools, ...(agent.delegations ?? [])];
+  const checked = agent.delegations
+    ? activeTools
+    : activeTools.filter((name) => !name.startsWith(DELEGATION_PREFIX));
+  const problem = unknownActiveTool(agentId, checked, known);
+  if (problem) throw new TollgateError('INVALID_OPTIONS', problem);
 }
 
 async function requestPolicy(

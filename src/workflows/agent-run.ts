@@ -18,6 +18,7 @@ import type {
   ThreadRef,
   ToolNaming,
 } from '../common/run-types.js';
+import { startNarrowed } from './active-tools.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
 import { appendThread, describeAgent, loadThread } from './activity-calls.js';
@@ -74,6 +75,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming, state);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
+    if (!continued && input.activeTools) startNarrowed(state, manifest, input.activeTools);
     if (doesLocalWork(manifest)) {
       state.status.keepRepeats();
       state.log.relaying = false;
@@ -144,6 +146,7 @@ async function runSteps(
     requestContext: input.requestContext,
     onlyTightens: requestOnlyTightens(input),
     ...(input.approvalOverride ? { override: input.approvalOverride } : {}),
+    ...(input.activeTools ? { activeTools: input.activeTools } : {}),
   };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.

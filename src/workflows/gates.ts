@@ -11,6 +11,7 @@ import type {
   RequestPolicy,
 } from '../common/run-types.js';
 import { effectivePolicy, type EffectivePolicy, type PolicyFacts } from '../common/gate-policy.js';
+import { isActiveTool } from '../common/active-tools.js';
 import { evaluateRequestPolicy, evaluateToolPolicies } from './activity-calls.js';
 import { namingOf } from './tool-naming.js';
 
@@ -27,6 +28,8 @@ export interface GateContext {
   onlyTightens: boolean;
   /** The request replaces the agent's default and rules, as its caller was allowed to. */
   override?: ApprovalOverride;
+  /** The request's `activeTools`: a call of any other tool is refused before any policy. */
+  activeTools?: string[];
 }
 
 export type { GateOutcome };
@@ -57,8 +60,11 @@ export async function decideGates(
     const tool = context.manifest.tools[call.toolName];
     const set = (gated: boolean, source: string) =>
       outcomes.set(call.toolCallId, { gated, source });
+    // The request narrowed the run's tools: no policy, predicate or grant may let this one run.
+    if (!isActiveTool(context.activeTools, call.toolName))
+      outcomes.set(call.toolCallId, { gated: false, source: 'active-tools', notActive: true });
     // A delegation runs nothing itself; the sub-agent's own calls are gated where they are made.
-    if (tool?.delegate) set(false, 'delegation');
+    else if (tool?.delegate) set(false, 'delegation');
     else if (tool?.approval === 'predicate') byToolPredicate.push(refOf(call));
     else if (tool?.approval === 'always') set(true, 'tool');
     else if (policy.kind === 'always' || policy.kind === 'never')

@@ -49,7 +49,7 @@ export class ModelSteps {
   ) {
     this.rules =
       stretches && modelStepsAreLocal(context.manifest)
-        ? stretchRulesOf(context.manifest, policyFactsOf(gates))
+        ? stretchRulesOf(context.manifest, policyFactsOf(gates), gates.activeTools)
         : undefined;
   }
 
@@ -76,6 +76,7 @@ export class ModelSteps {
       chunkOffset,
       conversation: conversation(),
       ...namingOf(manifest),
+      ...(this.context.input.activeTools ? { activeTools: this.context.input.activeTools } : {}),
     });
     if (!this.rules) return { output: await modelStep(manifest, input(), state) };
     if (this.queued.length === 0) this.queued = (await this.stretch(input(), maxSteps)).steps;

@@ -1,4 +1,5 @@
 import { ActivityFailure, condition } from '@temporalio/workflow';
+import { notActiveMessage } from '../common/active-tools.js';
 import { refOf } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
 import type { ExecuteToolOutput, ModelToolCall, ToolManifest } from '../common/run-types.js';
@@ -57,6 +58,10 @@ export async function runToolCalls(
   const results = calls.map((call, index) => {
     const gate = gates.get(call.toolCallId);
     const grant = granted.get(call.toolCallId);
+    if (gate?.notActive) {
+      const error = notActiveMessage(call.toolName, context.input.activeTools ?? []);
+      return Promise.resolve(toolError(context.state, call, { error, code: 'TOOL_NOT_ALLOWED' }));
+    }
     const shown = { gated: gate?.gated ?? true, note: gate?.note, definition: gate?.definition };
     return runCall(context, call, { ...shown, grant }, index, ran[index] ?? undefined);
   });
