@@ -13,7 +13,7 @@ import { resumeForm } from './resume-form.js';
 
 /**
  * @param {any} item a `PendingApproval`
- * @param {(row: Row, kind: 'approve' | 'decline' | 'resume', detail?: unknown) => void} decide
+ * @param {(row: Row, kind: 'approve' | 'decline' | 'resume' | 'handOff', detail?: unknown) => void} decide
  * @returns {Row}
  */
 export function createRow(item, decide) {
@@ -123,6 +123,7 @@ function approvalControls(row, id, decide) {
     onchange: () => row.el.dispatchEvent(new Event('selection', { bubbles: true })),
   });
   row.parts.select = select;
+  const handOff = handOffControls(row, id, decide);
   return [
     h(
       'div',
@@ -130,16 +131,73 @@ function approvalControls(row, id, decide) {
       h('label', { class: 'select-label', for: `${id}-select` }, select, ' Select'),
       approve,
       decline,
+      handOff.button,
     ),
     declineForm,
+    handOff.form,
   ];
+}
+
+/**
+ * Hand off: opens a form for who decides from now on (ids or role:<name>, comma-separated) and
+ * a note; nothing is sent before "Confirm hand-off" (docs/hand-off.md).
+ */
+function handOffControls(row, id, decide) {
+  const to = h('input', { id: `${id}-to`, name: 'to', type: 'text', autocomplete: 'off' });
+  const note = h('input', { id: `${id}-note`, name: 'note', type: 'text', autocomplete: 'off' });
+  const form = h(
+    'form',
+    { class: 'hand-off-form', hidden: '' },
+    h('label', { for: `${id}-to` }, 'Hand off to (ids or role:name, comma-separated)'),
+    to,
+    h('label', { for: `${id}-note` }, 'Note (optional)'),
+    note,
+    h('button', { type: 'submit' }, 'Confirm hand-off'),
+    h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
+  );
+  const button = h(
+    'button',
+    { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
+    'Hand off',
+  );
+  function toggle(open) {
+    form.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    (open ? to : button).focus();
+  }
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') toggle(false);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const targets = to.value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
+    if (targets.length === 0) {
+      row.parts.error.textContent = 'Say who to hand the call off to.';
+      to.focus();
+      return;
+    }
+    decide(row, 'handOff', {
+      to: targets,
+      ...(note.value.trim() ? { note: note.value.trim() } : {}),
+    });
+  });
+  return { button, form };
 }
 
 /** Redraws the facts when they changed (approvals so far, a new deadline); the rest is fixed. */
 export function refreshFacts(row) {
   const { item } = row;
   // Redrawing unchanged facts on every poll would take keyboard focus off the Copy button.
-  const signature = JSON.stringify([item.expiresAt, item.approvers, item.quorum, item.approvals]);
+  const signature = JSON.stringify([
+    item.expiresAt,
+    item.approvers,
+    item.quorum,
+    item.approvals,
+    item.reassigned,
+  ]);
   if (row.factsSignature === signature) return;
   row.factsSignature = signature;
   const facts = [
@@ -152,6 +210,8 @@ export function refreshFacts(row) {
       h('time', { class: 'expires', datetime: item.expiresAt, title: localTime(item.expiresAt) }),
     ],
     item.approvers?.length > 0 && ['Approvers', item.approvers.join(', ')],
+    // The last escalation or hand-off: why these approvers decide now.
+    item.reassigned?.length > 0 && ['Reassigned', reassignedText(item.reassigned.at(-1))],
     item.quorum !== undefined && ['Approvals', approvalsSoFar(item)],
     // Why the gate stopped the call, e.g. an MCP tool whose definition changed.
     item.gateNote !== undefined && ['Gated because', item.gateNote],
@@ -160,6 +220,13 @@ export function refreshFacts(row) {
     ...facts.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))),
   );
   tick(row);
+}
+
+function reassignedText(change) {
+  if (change.kind === 'escalation')
+    return `escalated (level ${change.level}) ${localTime(change.at)}`;
+  const note = change.note ? `: “${change.note}”` : '';
+  return `handed off by ${change.by?.id ?? 'an approver'} ${localTime(change.at)}${note}`;
 }
 
 function approvalsSoFar(item) {
