@@ -84,30 +84,13 @@ function approvalControls(row, id, decide) {
     type: 'text',
     autocomplete: 'off',
   });
-  const declineForm = h(
-    'form',
-    { class: 'decline-form', hidden: '' },
-    h('label', { for: `${id}-reason` }, 'Reason (optional)'),
-    reason,
-    h('button', { type: 'submit', class: 'danger' }, 'Confirm decline'),
-    h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
-  );
-  const decline = h(
-    'button',
-    { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
-    'Decline',
-  );
-  function toggle(open) {
-    declineForm.hidden = !open;
-    decline.setAttribute('aria-expanded', String(open));
-    (open ? reason : decline).focus();
-  }
-  reason.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') toggle(false);
-  });
-  declineForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    decide(row, 'decline', reason.value.trim());
+  const decline = inlineForm({
+    label: 'Decline',
+    formClass: 'decline-form',
+    confirm: h('button', { type: 'submit', class: 'danger' }, 'Confirm decline'),
+    fields: [h('label', { for: `${id}-reason` }, 'Reason (optional)'), reason],
+    first: reason,
+    onSubmit: () => decide(row, 'decline', reason.value.trim()),
   });
   const approve = h(
     'button',
@@ -130,59 +113,73 @@ function approvalControls(row, id, decide) {
       { class: 'buttons' },
       h('label', { class: 'select-label', for: `${id}-select` }, select, ' Select'),
       approve,
-      decline,
+      decline.button,
       handOff.button,
     ),
-    declineForm,
+    decline.form,
     handOff.form,
   ];
 }
 
 /**
- * Hand off: opens a form for who decides from now on (ids or role:<name>, comma-separated) and
+ * Hand off: opens fields for who decides from now on (ids or role:<name>, comma-separated) and
  * a note; nothing is sent before "Confirm hand-off" (docs/hand-off.md).
  */
 function handOffControls(row, id, decide) {
   const to = h('input', { id: `${id}-to`, name: 'to', type: 'text', autocomplete: 'off' });
   const note = h('input', { id: `${id}-note`, name: 'note', type: 'text', autocomplete: 'off' });
+  return inlineForm({
+    label: 'Hand off',
+    formClass: 'hand-off-form',
+    confirm: h('button', { type: 'submit' }, 'Confirm hand-off'),
+    fields: [
+      h('label', { for: `${id}-to` }, 'Hand off to (ids or role:name, comma-separated)'),
+      to,
+      h('label', { for: `${id}-note` }, 'Note (optional)'),
+      note,
+    ],
+    first: to,
+    onSubmit: () => {
+      const targets = to.value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      if (targets.length === 0) {
+        row.parts.error.textContent = 'Say who to hand the call off to.';
+        to.focus();
+        return;
+      }
+      const text = note.value.trim();
+      decide(row, 'handOff', { to: targets, ...(text ? { note: text } : {}) });
+    },
+  });
+}
+
+/** A button that opens an inline form (Escape or Cancel closes it); `onSubmit` on confirm. */
+function inlineForm({ label, formClass, confirm, fields, first, onSubmit }) {
   const form = h(
     'form',
-    { class: 'hand-off-form', hidden: '' },
-    h('label', { for: `${id}-to` }, 'Hand off to (ids or role:name, comma-separated)'),
-    to,
-    h('label', { for: `${id}-note` }, 'Note (optional)'),
-    note,
-    h('button', { type: 'submit' }, 'Confirm hand-off'),
+    { class: formClass, hidden: '' },
+    ...fields,
+    confirm,
     h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
   );
   const button = h(
     'button',
     { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
-    'Hand off',
+    label,
   );
   function toggle(open) {
     form.hidden = !open;
     button.setAttribute('aria-expanded', String(open));
-    (open ? to : button).focus();
+    (open ? first : button).focus();
   }
   form.addEventListener('keydown', (event) => {
     if (event.key === 'Escape') toggle(false);
   });
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    const targets = to.value
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean);
-    if (targets.length === 0) {
-      row.parts.error.textContent = 'Say who to hand the call off to.';
-      to.focus();
-      return;
-    }
-    decide(row, 'handOff', {
-      to: targets,
-      ...(note.value.trim() ? { note: note.value.trim() } : {}),
-    });
+    onSubmit();
   });
   return { button, form };
 }
