@@ -167,6 +167,7 @@ async function decide(row, kind, detail) {
   const progress = h('p', {}, 'Sending…');
   row.parts.outcome.replaceChildren(progress);
   let applied = false;
+  if (kind === 'handOff') return handOff(row, agent, detail);
   try {
     // Approving names the fingerprint shown: if the arguments changed, the server refuses.
     const stream =
@@ -204,6 +205,28 @@ async function decide(row, kind, detail) {
       row.parts.error.textContent = describe(error);
       setState(row, 'waiting');
     }
+  }
+  void poll();
+}
+
+/**
+ * Hands the call off: it keeps waiting, for the new approvers, so the row comes back with its
+ * new facts at the next poll (and its buttons, which the server refuses if we no longer decide).
+ */
+async function handOff(row, agent, detail) {
+  const { runId, toolCallId, fingerprint } = row.item;
+  try {
+    const handed = await agent.handOffToolCall({ runId, toolCallId, fingerprint, ...detail });
+    row.parts.outcome.replaceChildren(
+      h('p', {}, `Handed off to ${handed.approvers.join(', ')}; the call waits for them.`),
+    );
+    settle(row, () => dismiss(row));
+  } catch (error) {
+    if (isTollgateHttpError(error, 'UNAUTHORIZED'))
+      return signOut('The server refused this token.');
+    row.parts.outcome.replaceChildren();
+    row.parts.error.textContent = describe(error);
+    setState(row, 'waiting');
   }
   void poll();
 }

@@ -13,7 +13,7 @@ import { resumeForm } from './resume-form.js';
 
 /**
  * @param {any} item a `PendingApproval`
- * @param {(row: Row, kind: 'approve' | 'decline' | 'resume', detail?: unknown) => void} decide
+ * @param {(row: Row, kind: 'approve' | 'decline' | 'resume' | 'handOff', detail?: unknown) => void} decide
  * @returns {Row}
  */
 export function createRow(item, decide) {
@@ -84,30 +84,13 @@ function approvalControls(row, id, decide) {
     type: 'text',
     autocomplete: 'off',
   });
-  const declineForm = h(
-    'form',
-    { class: 'decline-form', hidden: '' },
-    h('label', { for: `${id}-reason` }, 'Reason (optional)'),
-    reason,
-    h('button', { type: 'submit', class: 'danger' }, 'Confirm decline'),
-    h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
-  );
-  const decline = h(
-    'button',
-    { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
-    'Decline',
-  );
-  function toggle(open) {
-    declineForm.hidden = !open;
-    decline.setAttribute('aria-expanded', String(open));
-    (open ? reason : decline).focus();
-  }
-  reason.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape') toggle(false);
-  });
-  declineForm.addEventListener('submit', (event) => {
-    event.preventDefault();
-    decide(row, 'decline', reason.value.trim());
+  const decline = inlineForm({
+    label: 'Decline',
+    formClass: 'decline-form',
+    confirm: h('button', { type: 'submit', class: 'danger' }, 'Confirm decline'),
+    fields: [h('label', { for: `${id}-reason` }, 'Reason (optional)'), reason],
+    first: reason,
+    onSubmit: () => decide(row, 'decline', reason.value.trim()),
   });
   const approve = h(
     'button',
@@ -123,23 +106,95 @@ function approvalControls(row, id, decide) {
     onchange: () => row.el.dispatchEvent(new Event('selection', { bubbles: true })),
   });
   row.parts.select = select;
+  const handOff = handOffControls(row, id, decide);
   return [
     h(
       'div',
       { class: 'buttons' },
       h('label', { class: 'select-label', for: `${id}-select` }, select, ' Select'),
       approve,
-      decline,
+      decline.button,
+      handOff.button,
     ),
-    declineForm,
+    decline.form,
+    handOff.form,
   ];
+}
+
+/**
+ * Hand off: opens fields for who decides from now on (ids or role:<name>, comma-separated) and
+ * a note; nothing is sent before "Confirm hand-off" (docs/hand-off.md).
+ */
+function handOffControls(row, id, decide) {
+  const to = h('input', { id: `${id}-to`, name: 'to', type: 'text', autocomplete: 'off' });
+  const note = h('input', { id: `${id}-note`, name: 'note', type: 'text', autocomplete: 'off' });
+  return inlineForm({
+    label: 'Hand off',
+    formClass: 'hand-off-form',
+    confirm: h('button', { type: 'submit' }, 'Confirm hand-off'),
+    fields: [
+      h('label', { for: `${id}-to` }, 'Hand off to (ids or role:name, comma-separated)'),
+      to,
+      h('label', { for: `${id}-note` }, 'Note (optional)'),
+      note,
+    ],
+    first: to,
+    onSubmit: () => {
+      const targets = to.value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      if (targets.length === 0) {
+        row.parts.error.textContent = 'Say who to hand the call off to.';
+        to.focus();
+        return;
+      }
+      const text = note.value.trim();
+      decide(row, 'handOff', { to: targets, ...(text ? { note: text } : {}) });
+    },
+  });
+}
+
+/** A button that opens an inline form (Escape or Cancel closes it); `onSubmit` on confirm. */
+function inlineForm({ label, formClass, confirm, fields, first, onSubmit }) {
+  const form = h(
+    'form',
+    { class: formClass, hidden: '' },
+    ...fields,
+    confirm,
+    h('button', { type: 'button', class: 'quiet', onclick: () => toggle(false) }, 'Cancel'),
+  );
+  const button = h(
+    'button',
+    { type: 'button', 'aria-expanded': 'false', onclick: () => toggle(true) },
+    label,
+  );
+  function toggle(open) {
+    form.hidden = !open;
+    button.setAttribute('aria-expanded', String(open));
+    (open ? first : button).focus();
+  }
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Escape') toggle(false);
+  });
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    onSubmit();
+  });
+  return { button, form };
 }
 
 /** Redraws the facts when they changed (approvals so far, a new deadline); the rest is fixed. */
 export function refreshFacts(row) {
   const { item } = row;
   // Redrawing unchanged facts on every poll would take keyboard focus off the Copy button.
-  const signature = JSON.stringify([item.expiresAt, item.approvers, item.quorum, item.approvals]);
+  const signature = JSON.stringify([
+    item.expiresAt,
+    item.approvers,
+    item.quorum,
+    item.approvals,
+    item.reassigned,
+  ]);
   if (row.factsSignature === signature) return;
   row.factsSignature = signature;
   const facts = [
@@ -152,6 +207,8 @@ export function refreshFacts(row) {
       h('time', { class: 'expires', datetime: item.expiresAt, title: localTime(item.expiresAt) }),
     ],
     item.approvers?.length > 0 && ['Approvers', item.approvers.join(', ')],
+    // The last escalation or hand-off: why these approvers decide now.
+    item.reassigned?.length > 0 && ['Reassigned', reassignedText(item.reassigned.at(-1))],
     item.quorum !== undefined && ['Approvals', approvalsSoFar(item)],
     // Why the gate stopped the call, e.g. an MCP tool whose definition changed.
     item.gateNote !== undefined && ['Gated because', item.gateNote],
@@ -160,6 +217,13 @@ export function refreshFacts(row) {
     ...facts.map(([term, value]) => h('div', {}, h('dt', {}, term), h('dd', {}, value))),
   );
   tick(row);
+}
+
+function reassignedText(change) {
+  if (change.kind === 'escalation')
+    return `escalated (level ${change.level}) ${localTime(change.at)}`;
+  const note = change.note ? `: “${change.note}”` : '';
+  return `handed off by ${change.by?.id ?? 'an approver'} ${localTime(change.at)}${note}`;
 }
 
 function approvalsSoFar(item) {

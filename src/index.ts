@@ -9,7 +9,12 @@ export {
   type ModelStepOptions,
   type ToolApprovalPolicy,
 } from './definitions/agent.js';
-export type { ApprovalPolicy, ReminderInfo } from './definitions/approval-policy.js';
+export type {
+  ApprovalPolicy,
+  EscalationStep,
+  ReminderInfo,
+} from './definitions/approval-policy.js';
+export type { HandOffOptions } from './temporal-client/hand-off.js';
 export type {
   CompactionInfo,
   ConversationCompactor,
@@ -94,6 +99,9 @@ export type {
   DecisionInput,
   AppliedDecision,
   DecidedBy,
+  HandedOff,
+  HandOffInput,
+  Reassignment,
 } from './common/run-types.js';
 export type { JsonValue, JsonObject } from './common/json.js';
 export type { AgentDescription, AgentListing } from './common/directory-types.js';

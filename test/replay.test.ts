@@ -72,12 +72,15 @@ const EXPECTED: Record<string, Expected> = {
   'approved-with-edited-args': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
   'declined-beside-waiting': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
   'stretch-then-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  // A hand-off and an approval (updates); the escalation's timer.
+  'escalated-handed-off-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 2, timers: 1 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
 const FIRST_RECORDED_IN: Record<string, number> = {
   'declined-beside-waiting': 5,
   'stretch-then-approved': 7,
+  'escalated-handed-off-approved': 7,
 };
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */
@@ -126,6 +129,8 @@ const PATCHES_WHERE_NEEDED: Record<string, string[]> = {
   'supervisor-approved-db-grandchild': [PUBLISH_ON_CHANGE_PATCH],
   // From generation 5: the decline that leaves the other call waiting ends its stretch.
   'declined-beside-waiting': [DECLINE_ENDS_STRETCH_PATCH],
+  // The escalation and the hand-off show the call again; its status repeats and is left out.
+  'escalated-handed-off-approved': [PUBLISH_ON_CHANGE_PATCH],
   // From generation 7: a local-mode run decides these before its first local work.
   'stretch-then-approved': [
     CONTINUE_AS_NEW_PATCH,

@@ -20,7 +20,18 @@ export function headline(notice: ChannelNoticeInput): string {
       return `Still waiting for approval: ${tool} (agent ${notice.agentId}, ${waited(notice.waitedMs ?? 0)})`;
     case 'expired':
       return `Approval expired: ${tool} (agent ${notice.agentId}); handled as ${notice.onTimeout ?? 'decline'}`;
+    case 'escalation':
+      return `Approval escalated to ${approversText(notice)}: ${tool} (agent ${notice.agentId}, ${waited(notice.waitedMs ?? 0)})`;
+    case 'hand-off': {
+      const by = notice.reassigned?.by?.id ?? 'an approver';
+      const note = notice.reassigned?.note ? `: ${notice.reassigned.note}` : '';
+      return `Approval handed off to ${approversText(notice)} by ${by}: ${tool} (agent ${notice.agentId})${note}`;
+    }
   }
+}
+
+function approversText(notice: ChannelNoticeInput): string {
+  return (notice.reassigned?.to ?? notice.approvers ?? []).join(', ');
 }
 
 export function waited(ms: number): string {

@@ -53,6 +53,15 @@ function detail(entry: AuditEntry): string {
         .join('; ');
     case 'rejected-decision':
       return `${entry.kind} refused (${entry.code}) via ${entry.channel}: ${entry.message}`;
+    case 'escalation':
+      return `escalated (level ${entry.level}) to ${entry.to.join(', ')} after ${Math.round(entry.waitedMs / 1000)} s`;
+    case 'hand-off':
+      return [
+        `handed off by ${entry.decidedBy.id} via ${entry.channel} to ${entry.to.join(', ')}`,
+        entry.note ? `note: ${entry.note}` : '',
+      ]
+        .filter(Boolean)
+        .join('; ');
     case 'expiry':
       return `expired; on timeout: ${entry.onTimeout}`;
     case 'reminder':

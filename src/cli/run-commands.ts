@@ -155,6 +155,25 @@ export const RUN_COMMANDS: CommandSpec[] = [
     load: async () => (await import('./decide.js')).decline,
   },
   {
+    name: 'hand-off',
+    summary:
+      'Hand a waiting approval to other approvers, with a note; the call keeps waiting for them (docs/hand-off.md).',
+    args: ['runId'],
+    options: {
+      to: {
+        type: 'string',
+        value: '<id,role:x>',
+        description: 'Who decides from now on: ids or role:<name>, comma-separated (required)',
+      },
+      note: { type: 'string', value: '<text>', description: 'Why; shown to the new approvers' },
+      'tool-call': TOOL_CALL,
+      ...DECIDER,
+      wait: WAIT,
+    },
+    examples: ['tollgate hand-off ops-1234 --to role:dba --note "Needs a DBA: drops a table"'],
+    load: async () => (await import('./hand-off.js')).handOff,
+  },
+  {
     name: 'resume',
     summary:
       "Resume a call its tool suspended, with data checked against the tool's resume schema.",

@@ -36,7 +36,31 @@ export interface ApprovalRules {
   quorum?: number;
   /** The run's requester (`requestContext.requester`) may not approve its own call. */
   separateRequester?: boolean;
+  /** Who decides once a call has waited too long, level by level (docs/escalation.md). */
+  escalate?: EscalationLevel[];
 }
+
+/**
+ * One level of escalation in JSON form: once the call got `afterReminders` reminders, or waited
+ * `afterMs` since its request (exactly one is set), its approvers become `to`.
+ */
+export interface EscalationLevel {
+  afterReminders?: number;
+  afterMs?: number;
+  /** The call's approvers from then on: ids, or `role:<name>`. */
+  to: string[];
+}
+
+/** Most levels one policy may declare, and most entries of one level's (or hand-off's) `to`. */
+export const MAX_ESCALATION_LEVELS = 10;
+export const MAX_APPROVER_ENTRIES = 50;
+/**
+ * Hand-offs of one call, at most: each is history (an update or a signal, a notice per channel),
+ * so two approvers passing a call back and forth cannot fill the run's history.
+ */
+export const MAX_HAND_OFFS = 10;
+/** Longest hand-off note, in characters. */
+export const MAX_HAND_OFF_NOTE = 2000;
 
 const UNITS: Record<string, number> = {
   ms: 1,
@@ -152,6 +176,7 @@ export function checkRules(rules: ApprovalRules, where: string): ApprovalRules {
     ?.map((approver, at) => idProblem(approver, `${where}.approvers[${at}]`))
     .find((problem) => problem !== undefined);
   if (badApprover) throw new TollgateError('INVALID_OPTIONS', badApprover);
+  if (rules.escalate !== undefined) checkEscalation(rules.escalate, `${where}.escalate`);
   if (quorum !== undefined && (!Number.isInteger(quorum) || quorum < 1)) {
     throw new TollgateError(
       'INVALID_OPTIONS',
@@ -159,4 +184,41 @@ export function checkRules(rules: ApprovalRules, where: string): ApprovalRules {
     );
   }
   return rules;
+}
+
+/**
+ * What is wrong with a list of approver entries named `field` (empty, too long, a bad entry), or
+ * `undefined` when it is usable. Shared by rules, escalation levels and hand-off targets.
+ */
+export function approversProblem(entries: unknown, field: string): string | undefined {
+  if (!Array.isArray(entries) || entries.length === 0) {
+    return `${field} must be a non-empty list of ids or 'role:<name>' strings.`;
+  }
+  if (entries.length > MAX_APPROVER_ENTRIES) {
+    return `${field} has ${entries.length} entries; use at most ${MAX_APPROVER_ENTRIES} (a role names a group).`;
+  }
+  return entries
+    .map((entry, at) => idProblem(entry, `${field}[${at}]`))
+    .find((problem) => problem !== undefined);
+}
+
+function checkEscalation(levels: EscalationLevel[], where: string): void {
+  const fail = (message: string) => {
+    throw new TollgateError('INVALID_OPTIONS', message);
+  };
+  if (!Array.isArray(levels) || levels.length === 0 || levels.length > MAX_ESCALATION_LEVELS) {
+    fail(`${where} must be 1 to ${MAX_ESCALATION_LEVELS} levels of { after, to }.`);
+  }
+  levels.forEach((level, at) => {
+    const problem = approversProblem(level.to, `${where}[${at}].to`);
+    if (problem) fail(problem);
+    const { afterReminders: reminders, afterMs } = level;
+    const byReminders = Number.isInteger(reminders) && reminders! >= 1;
+    const byTime = typeof afterMs === 'number' && Number.isFinite(afterMs) && afterMs > 0;
+    if (byReminders === byTime || (reminders !== undefined && !byReminders)) {
+      fail(
+        `${where}[${at}].after must be a duration ('2 hours', ms) or { reminders: a whole number ≥ 1 }.`,
+      );
+    }
+  });
 }

@@ -79,8 +79,27 @@ export type ToolCallAuditEntry = {
       expiresAt: string;
     }
   | {
+      /** The call's rules escalated it: `to` decides from now on (docs/escalation.md). */
+      type: 'escalation';
+      level: number;
+      from?: string[];
+      to: string[];
+      waitedMs: number;
+      reminders: number;
+    }
+  | {
+      /** An approver handed the call to `to` (docs/hand-off.md). */
+      type: 'hand-off';
+      channel: DecisionChannel;
+      decidedBy: DecidedBy;
+      from?: string[];
+      to: string[];
+      note?: string;
+      fingerprint: string;
+    }
+  | {
       type: 'rejected-decision';
-      kind: DecisionKind;
+      kind: DecisionKind | 'handOff';
       channel: DecisionChannel;
       code: string;
       message: string;

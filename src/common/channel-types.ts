@@ -3,9 +3,13 @@
  * JSON-safe, shared by the workflow, the worker's notifier activity and tests.
  */
 import type { WaitingCallFacts } from './audit-types.js';
+import type { Reassignment } from './decision-types.js';
 
-/** A request, a reminder while it waits, or the notice that it expired. */
-export type ChannelNoticeKind = 'request' | 'reminder' | 'expired';
+/**
+ * A request, a reminder while it waits, the notice that it expired, or that other approvers
+ * decide it now (its rules escalated it, or an approver handed it off).
+ */
+export type ChannelNoticeKind = 'request' | 'reminder' | 'expired' | 'escalation' | 'hand-off';
 
 /** The part of an agent's manifest that says where its waiting calls are posted. */
 export interface ChannelManifest {
@@ -30,6 +34,9 @@ export interface ChannelNoticeInput extends WaitingCallFacts {
   waitedMs?: number;
   /** Expiry notices: what the call's policy did. */
   onTimeout?: 'decline' | 'approve' | 'fail';
+  /** Who may decide now: after an escalation or a hand-off, the new approvers. */
   approvers?: string[];
   quorum?: number;
+  /** Escalation and hand-off notices: what changed who decides. */
+  reassigned?: Reassignment;
 }

@@ -1,3 +1,4 @@
+import type { Reassignment } from './decision-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** Token counts, summed over steps where a run reports a total. */
@@ -53,6 +54,12 @@ export interface ChunkPayloads {
     path?: string[];
     /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
     gateNote?: string;
+    /**
+     * Set once an escalation or a hand-off changed who decides (contract addition, issue 28):
+     * the chunk is sent again with the approvers from then on, and the changes in order.
+     */
+    approvers?: string[];
+    reassigned?: Reassignment[];
   };
   'tool-call-suspended': ToolCallRef & {
     suspendPayload: JsonValue;

@@ -33,6 +33,53 @@ export interface DecisionInput {
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';
 
+/**
+ * The one argument of the hand-off signal and update (docs/hand-off.md): a permitted approver
+ * hands a waiting approval to other approvers. Named "hand-off", not "delegation", which in
+ * Tollgate means sub-agent runs.
+ */
+export interface HandOffInput {
+  toolCallId?: string;
+  fingerprint?: string;
+  /** Who hands the call off; required, and must be allowed to decide the call now. */
+  decidedBy?: DecidedBy;
+  /** The call's approvers from now on: ids, or `role:<name>` (at most 50 entries). */
+  to: string[];
+  /** Why, for the new approvers and the audit trail (at most 2,000 characters). */
+  note?: string;
+  /** As in `DecisionInput`. */
+  agentId?: string;
+  /** As in `DecisionInput`. */
+  deadline?: string;
+}
+
+/** What a hand-off update returns once applied: the call still waits, for `approvers`. */
+export interface HandedOff {
+  toolCallId: string;
+  toolName: string;
+  decision: 'handed-off';
+  approvers: string[];
+  /** Chunk-log offset of the call's new `tool-call-approval` chunk. */
+  offset: number;
+}
+
+/**
+ * A change of who decides a waiting call: an escalation of its rules, or a hand-off by an
+ * approver. Kept on the call in order (`PendingToolCall.reassigned`, the approval chunk).
+ */
+export interface Reassignment {
+  kind: 'escalation' | 'hand-off';
+  /** The call's approvers from then on. */
+  to: string[];
+  /** ISO-8601. */
+  at: string;
+  /** Escalations: the level (1 = the first) of the call's `escalate` rules. */
+  level?: number;
+  /** Hand-offs: who handed the call off, and their note. */
+  by?: DecidedBy;
+  note?: string;
+}
+
 /** What an update returns once its decision is applied. */
 export interface AppliedDecision {
   toolCallId: string;

@@ -5,7 +5,7 @@
  */
 import type { AgentListing } from './directory-types.js';
 import type { JsonValue } from './json.js';
-import type { AuditEntry, PendingToolCall, SuspendedRun } from './run-types.js';
+import type { AuditEntry, HandOffInput, PendingToolCall, SuspendedRun } from './run-types.js';
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
 import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
 import type { MovedRun } from './deployment-types.js';
@@ -30,6 +30,8 @@ export const AGENT_ROUTES = {
   resumeStream: '/resume-stream',
   /** JSON `AgentOutput`. Body: `ResumeBody`. */
   resumeGenerate: '/resume-generate',
+  /** JSON `HandedOff`. Body: `HandOffBody`. In the token's name, `decide` (docs/hand-off.md). */
+  handOffToolCall: '/hand-off-tool-call',
   /** JSON `{ accepted: true, runId, toolCallId }`. Body: `SendToolApprovalBody`. */
   sendToolApproval: '/send-tool-approval',
   /** SSE from `offset`. Body: `ObserveBody`. */
@@ -83,13 +85,8 @@ export interface GrantsQuery {
   toolName?: string;
 }
 
-export interface GrantsResponse {
-  grants: Grant[];
-}
-
-export interface GrantResponse {
-  grant: Grant;
-}
+export type GrantsResponse = { grants: Grant[] };
+export type GrantResponse = { grant: Grant };
 
 /**
  * GET `/api/health`: no auth, JSON `HealthResponse`; 503 when Temporal is down. No worker on the
@@ -116,6 +113,11 @@ export interface DeclineBody {
   toolCallId?: string;
   reason?: string;
 }
+
+export type HandOffBody = { runId: string } & Omit<
+  HandOffInput,
+  'decidedBy' | 'agentId' | 'deadline'
+>;
 
 export interface ResumeBody {
   runId: string;

@@ -8,7 +8,13 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AuditEntry } from './audit-types.js';
 import type { ChunkSlice } from './chunks.js';
-import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-types.js';
+import type {
+  AppliedDecision,
+  DecisionInput,
+  DecisionKind,
+  HandedOff,
+  HandOffInput,
+} from './decision-types.js';
 import type { Publication } from './directory-types.js';
 import type { RunMovedNote } from './deployment-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
@@ -42,6 +48,12 @@ export const decisionUpdates = {
   decline: defineUpdate<AppliedDecision, [DecisionInput]>(UPDATES.declineToolCall),
   resume: defineUpdate<AppliedDecision, [DecisionInput]>(UPDATES.resumeToolCall),
 } as const satisfies Record<DecisionKind, unknown>;
+
+/** A hand-off sent as a signal (other languages' services); a refusal is kept in the audit only. */
+export const handOffSignal = defineSignal<[HandOffInput]>(SIGNALS.handOff);
+
+/** A hand-off sent as an update: validated before it reaches history, answered when applied. */
+export const handOffUpdate = defineUpdate<HandedOff, [HandOffInput]>(UPDATES.handOffToolCall);
 
 /** A user message on the thread resumes a suspended call. */
 export const autoResumeUpdate = defineUpdate<AppliedDecision, [AutoResumeInput]>(

@@ -2,6 +2,7 @@ import type { ChannelManifest } from './channel-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from './chunks.js';
 import type { ApprovalOverride, ApprovalRules } from './approval-rules.js';
 import type { CompactionManifest } from './compaction-types.js';
+import type { Reassignment } from './decision-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 
@@ -189,6 +190,8 @@ export interface PendingToolCall extends ToolCallRef {
   approvals?: Array<{ id: string; at: string }>;
   /** Why the gate stopped the call, when its policy said (e.g. an MCP tool whose definition changed). */
   gateNote?: string;
+  /** Escalations and hand-offs of the call, in order; `approvers` is the last one's `to`. */
+  reassigned?: Reassignment[];
   /**
    * The tool definition the approver is shown (an MCP tool's definition fingerprint): the approval
    * binds to it, and a grant given with it covers that definition only.
@@ -236,5 +239,13 @@ export type {
   ReminderInput,
   ToolCallAuditEntry,
 } from './audit-types.js';
-export type { AppliedDecision, DecidedBy, DecisionInput, DecisionKind } from './decision-types.js';
+export type {
+  AppliedDecision,
+  DecidedBy,
+  DecisionInput,
+  DecisionKind,
+  HandedOff,
+  HandOffInput,
+  Reassignment,
+} from './decision-types.js';
 export type { ThreadAppend, ThreadInput, ThreadRef } from './thread-types.js';

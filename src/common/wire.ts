@@ -20,6 +20,8 @@ export const SIGNALS = {
   approve: 'approve',
   decline: 'decline',
   resume: 'resume',
+  /** Hands a waiting approval to other approvers (docs/hand-off.md). Argument: `HandOffInput`. */
+  handOff: 'handOff',
 } as const;
 
 /**
@@ -45,6 +47,8 @@ export const UPDATES = {
   approveToolCall: 'approveToolCall',
   declineToolCall: 'declineToolCall',
   resumeToolCall: 'resumeToolCall',
+  /** The hand-off as an update: refused before history, answers `HandedOff`. */
+  handOffToolCall: 'handOffToolCall',
 } as const;
 
 export const QUERIES = {

@@ -2,6 +2,7 @@ import {
   checkRules,
   parseDuration,
   type ApprovalRules,
+  type EscalationLevel,
   type OnTimeout,
 } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
@@ -27,6 +28,22 @@ export interface ApprovalPolicy {
   quorum?: number;
   /** `requestContext.requester` may not approve its own call. Default false. */
   separateRequester?: boolean;
+  /**
+   * Escalation (docs/escalation.md): once a call has waited `after` (ms or a duration, counted
+   * from its request) or got `after: { reminders: n }` reminders, its approvers become `to`
+   * (ids or `role:<name>`) and the channels are told again. A list escalates level by level, in
+   * order. The deadline (`timeout`) does not move: expiry stays its own outcome. Tools and
+   * agents only, like `remind`. Default: none.
+   */
+  escalate?: EscalationStep | EscalationStep[];
+}
+
+/** One level of `escalate`. */
+export interface EscalationStep {
+  /** A duration since the request (ms or `'2 hours'`), or a number of reminders sent. */
+  after: string | number | { reminders: number };
+  /** Who decides from then on: an id, `role:<name>`, or a list of them. */
+  to: string | string[];
 }
 
 /** The policy as rules the workflow can act on; throws `INVALID_OPTIONS` naming the bad field. */
@@ -57,5 +74,25 @@ export function toRules(
     rules.remindEveryMs = parseDuration(policy.remind.every, `${where}.remind.every`);
     rules.remindSource = remindSource;
   }
+  if (policy.escalate !== undefined) {
+    if (!remindSource) {
+      throw new TollgateError(
+        'INVALID_OPTIONS',
+        `${where}.escalate belongs on a tool or an agent: a request may not choose who approves its calls.`,
+      );
+    }
+    rules.escalate = escalationLevels(policy.escalate, `${where}.escalate`);
+  }
   return checkRules(rules, where);
+}
+
+function escalationLevels(escalate: EscalationStep | EscalationStep[], where: string) {
+  const steps = Array.isArray(escalate) ? escalate : [escalate];
+  return steps.map((step, at) => {
+    const after = (step as Partial<EscalationStep> | undefined)?.after;
+    const to = typeof step?.to === 'string' ? [step.to] : step?.to;
+    return typeof after === 'object' && after !== null
+      ? { afterReminders: after.reminders, to }
+      : { afterMs: parseDuration(after as string | number, `${where}[${at}].after`), to };
+  }) as EscalationLevel[];
 }

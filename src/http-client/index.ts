@@ -8,6 +8,7 @@ export {
   type RemoteRunOptions,
   type RemoteApproveOptions,
   type RemoteDeclineOptions,
+  type RemoteHandOffOptions,
   type RemoteResumeOptions,
   type RemoteSendToolApprovalOptions,
   type RemoteListSuspendedRunsOptions,

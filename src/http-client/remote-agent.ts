@@ -6,6 +6,7 @@ import {
   type AgentRouteName,
   type ApproveBody,
   type DeclineBody,
+  type HandOffBody,
   type HttpRunOptions,
   type AuditTrailResponse,
   type MoveRunBody,
@@ -18,13 +19,14 @@ import {
   type SuspendedRunsResponse,
 } from '../common/http-api.js';
 import type { JsonValue } from '../common/json.js';
-import type { AuditEntry, PendingToolCall } from '../common/run-types.js';
+import type { AuditEntry, HandedOff, PendingToolCall } from '../common/run-types.js';
 import { agentStreamOf } from './sse-agent-stream.js';
 import type { RequestOptions, Transport } from './transport.js';
 
 export type RemoteRunOptions = HttpRunOptions & RequestOptions;
 export type RemoteApproveOptions = ApproveBody & RequestOptions;
 export type RemoteDeclineOptions = DeclineBody & RequestOptions;
+export type RemoteHandOffOptions = HandOffBody & RequestOptions;
 export type RemoteResumeOptions = Omit<ResumeBody, 'resumeData'> & RequestOptions;
 export type RemoteSendToolApprovalOptions = SendToolApprovalBody & RequestOptions;
 export type RemoteMoveRunOptions = MoveRunBody & RequestOptions;
@@ -71,6 +73,14 @@ export class RemoteAgent {
 
   declineToolCall({ signal, ...body }: RemoteDeclineOptions): Promise<AgentStream> {
     return this.openStream('declineToolCall', body, signal);
+  }
+
+  /**
+   * Hands a waiting approval to other approvers, in the token's name (docs/hand-off.md). The
+   * call keeps waiting; answers who decides it now.
+   */
+  handOffToolCall({ signal, ...body }: RemoteHandOffOptions): Promise<HandedOff> {
+    return this.post('handOffToolCall', body, signal);
   }
 
   /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */

@@ -16,6 +16,7 @@ import type { ErrorLogger } from './errors.js';
 import {
   approveBody,
   declineBody,
+  handOffBody,
   moveRunBody,
   observeBody,
   pendingToolCallsQuery,
@@ -74,6 +75,11 @@ export function registerAgentRoutes(
   app.post(path('declineToolCallGenerate'), async (c) => {
     const body = await readBody(c, declineBody);
     return c.json(await agentOf(c).declineToolCallGenerate({ ...body, decidedBy: decidedBy(c) }));
+  });
+
+  app.post(path('handOffToolCall'), async (c) => {
+    const body = await readBody(c, handOffBody);
+    return c.json(await agentOf(c).handOffToolCall({ ...body, decidedBy: decidedBy(c) }));
   });
 
   app.post(path('resumeStream'), async (c) => {

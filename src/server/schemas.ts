@@ -12,6 +12,7 @@ import type {
   DecisionsBody,
   GrantBody,
   GrantsQuery,
+  HandOffBody,
   MoveRunBody,
   ObserveBody,
   ResumeBody,
@@ -22,6 +23,7 @@ import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem, instantProblem } from '../common/limits.js';
 import { MAX_BATCH_DECISIONS } from '../common/batch-decisions.js';
 import { MAX_ACTIVE_TOOLS } from '../common/active-tools.js';
+import { MAX_APPROVER_ENTRIES, MAX_HAND_OFF_NOTE } from '../common/approval-rules.js';
 
 const json: z.ZodType<JsonValue> = z.json();
 const jsonObject: z.ZodType<JsonObject> = z.record(z.string(), json);
@@ -75,6 +77,14 @@ export const declineBody: z.ZodType<DeclineBody> = z.object({
   runId: id,
   toolCallId: id.optional(),
   reason: z.string().optional(),
+});
+
+export const handOffBody: z.ZodType<HandOffBody> = z.object({
+  runId: id,
+  toolCallId: id.optional(),
+  fingerprint: id.optional(),
+  to: z.array(id).min(1).max(MAX_APPROVER_ENTRIES),
+  note: z.string().max(MAX_HAND_OFF_NOTE).optional(),
 });
 
 export const moveRunBody: z.ZodType<MoveRunBody> = z.object({

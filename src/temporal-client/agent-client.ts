@@ -1,11 +1,11 @@
 import type { Client } from '@temporalio/client';
-import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   AppliedDecision,
   AuditEntry,
   DecidedBy,
   DecisionKind,
+  HandedOff,
   PendingToolCall,
 } from '../common/run-types.js';
 import { auditQuery, pendingToolCallsQuery } from '../common/messages.js';
@@ -21,10 +21,15 @@ import {
   type ListSuspendedRunsOptions,
   type SuspendedRuns,
 } from './list-suspended-runs.js';
-import { pickApprovalTarget, type SendToolApprovalOptions } from './send-tool-approval.js';
+import {
+  checkSendToolApproval,
+  pickApprovalTarget,
+  type SendToolApprovalOptions,
+} from './send-tool-approval.js';
 import {
   checkDecision,
   checkId,
+  checkObserve,
   checkRunInput,
   type ApproveOptions,
   type DecisionOptions,
@@ -38,6 +43,7 @@ import { ScopeGuard, type SeenRun } from './scope-guard.js';
 import type { GrantWithDecision } from '../common/grant-types.js';
 import { grantForDecision } from './grant-with-decision.js';
 import { checkActiveTools, startRun } from './start-run.js';
+import { checkHandOffOptions, sendHandOff, type HandOffOptions } from './hand-off.js';
 
 export type { AgentClientContext } from './agent-client-context.js';
 
@@ -125,20 +131,20 @@ export class AgentClient {
     return applyDecision(this.context, this.agentId, client, kind, checked, run);
   }
 
+  /** Hands a waiting approval to other approvers, with a note (docs/hand-off.md). */
+  async handOffToolCall(options: HandOffOptions): Promise<HandedOff> {
+    const checked = checkHandOffOptions(options);
+    const { client, run } = await this.ownRun('decide', checked.runId);
+    return sendHandOff(this.context, this.agentId, client, checked, run);
+  }
+
   async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
     return collectOutput(await this.resumeStream(resumeData, options));
   }
 
   /** Replays a run's chunks from `offset` (default 0) until its next finish, from any process. */
   async observe(options: { runId: string; offset?: number }): Promise<AgentStream> {
-    const offset = options?.offset ?? 0;
-    if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
-      throw new TollgateError(
-        'INVALID_OPTIONS',
-        'observe needs { runId: string, offset?: a whole number ≥ 0 }.',
-      );
-    }
-    checkId(options.runId, 'runId');
+    const offset = checkObserve(options);
     const { client } = await this.ownRun('read', options.runId);
     return this.follow(
       client,
@@ -219,19 +225,7 @@ export class AgentClient {
   async sendToolApproval(
     options: SendToolApprovalOptions,
   ): Promise<{ accepted: true; runId: string; toolCallId: string }> {
-    if (
-      typeof options?.threadId !== 'string' ||
-      typeof options.resourceId !== 'string' ||
-      typeof options.approved !== 'boolean'
-    ) {
-      throw new TollgateError(
-        'INVALID_OPTIONS',
-        'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
-      );
-    }
-    checkId(options.threadId, 'threadId');
-    checkId(options.resourceId, 'resourceId');
-    if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
+    checkSendToolApproval(options);
     this.guard.request('decide');
     const found = await this.listVisible({
       threadId: options.threadId,

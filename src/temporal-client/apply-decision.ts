@@ -1,4 +1,5 @@
 import { isGrpcDeadlineError, type Client } from '@temporalio/client';
+import type { UpdateDefinition } from '@temporalio/common';
 import { parseDuration } from '../common/approval-rules.js';
 import type { AppliedDecision, DecisionInput, DecisionKind } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
@@ -27,26 +28,40 @@ export async function applyDecision(
   options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
   run?: SeenRun,
 ): Promise<AppliedDecision> {
-  const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
-  const { channel } = options;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel } = options;
+  const input = {
+    agentId: agentId,
+    ...(args !== undefined ? { args } : {}),
+    ...(toolCallId !== undefined ? { toolCallId } : {}),
+    ...(fingerprint !== undefined ? { fingerprint } : {}),
+    ...(reason !== undefined ? { reason } : {}),
+    ...(decidedBy !== undefined ? { decidedBy } : {}),
+    ...(resumeData !== undefined ? { resumeData } : {}),
+    ...(channel !== undefined ? { channel } : {}),
+  } satisfies DecisionInput;
+  return sendWithinWait(context, client, decisionUpdates[kind], input, options, run);
+}
+
+/**
+ * Sends one update of a decision's kind (a decision, a hand-off) with its deadline, within the
+ * caller's `wait`, after checking a worker polls the run's queue (see `applyDecision`).
+ */
+export async function sendWithinWait<Result, Input extends { agentId?: string; deadline?: string }>(
+  context: AgentClientContext,
+  client: Client,
+  update: UpdateDefinition<Result, [Input]>,
+  input: Input & { agentId: string },
+  { runId, wait }: { runId: string; wait?: number | string | undefined },
+  run?: SeenRun,
+): Promise<Result> {
   const { waitMs: defaultWaitMs, deadlineMarginMs } = context.decisions;
   const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
   const started = Date.now();
   try {
-    await assertWorker(context, client, { runId, agentId }, started + waitMs, run);
-    const input = {
-      agentId: agentId,
-      ...(args !== undefined ? { args } : {}),
-      ...(toolCallId !== undefined ? { toolCallId } : {}),
-      ...(fingerprint !== undefined ? { fingerprint } : {}),
-      ...(reason !== undefined ? { reason } : {}),
-      ...(decidedBy !== undefined ? { decidedBy } : {}),
-      ...(resumeData !== undefined ? { resumeData } : {}),
-      ...(channel !== undefined ? { channel } : {}),
-      deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
-    } satisfies DecisionInput;
+    await assertWorker(context, client, { runId, agentId: input.agentId }, started + waitMs, run);
+    const deadline = new Date(started + waitMs + deadlineMarginMs).toISOString();
     const left = Math.max(1, started + waitMs - Date.now());
-    return await sendDecisionWithin(client, runId, decisionUpdates[kind], input, left);
+    return await sendDecisionWithin(client, runId, update, { ...input, deadline }, left);
   } catch (error) {
     throw await callFailure(context, error, runId);
   }

@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { TollgateError } from '../common/errors.js';
-import type { DecisionInput } from '../common/run-types.js';
 import { sendUpdate } from './send-update.js';
 
 /**
@@ -10,11 +9,11 @@ import { sendUpdate } from './send-update.js';
  * `DECISION_NOT_CONFIRMED`: Temporal may still hold the update, but the run refuses it after
  * `input.deadline`.
  */
-export async function sendDecisionWithin<Result>(
+export async function sendDecisionWithin<Result, Input extends { deadline?: string }>(
   client: Client,
   runId: string,
-  update: UpdateDefinition<Result, [DecisionInput]>,
-  input: DecisionInput & { deadline: string },
+  update: UpdateDefinition<Result, [Input]>,
+  input: Input & { deadline: string },
   waitMs: number,
 ): Promise<Result> {
   const controller = new AbortController();

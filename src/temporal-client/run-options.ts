@@ -20,7 +20,7 @@ export interface RunOptions {
    * in both lists), the larger quorum and the earlier deadline win (which declines, never
    * approves). `requireToolApproval` adds gates to the agent's default (docs/governance.md).
    */
-  approval?: Omit<ApprovalPolicy, 'remind'>;
+  approval?: Omit<ApprovalPolicy, 'remind' | 'escalate'>;
   /**
    * `true`: this request's `requireToolApproval` and `approval` replace the agent's field by
    * field, so they may loosen its gates (`false`, `onTimeout: 'approve'`, other approvers).
@@ -100,6 +100,16 @@ export function checkId(value: unknown, field: string): void {
 /** `checkId` for an id that may be left out. */
 function checkOptionalId(value: unknown, field: string): void {
   if (value !== undefined) checkId(value, field);
+}
+
+/** Checks the options of `observe`; answers the offset (default 0). */
+export function checkObserve(options: { runId: string; offset?: number } | undefined): number {
+  const offset = options?.offset ?? 0;
+  if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
+    throw invalid('observe needs { runId: string, offset?: a whole number ≥ 0 }.');
+  }
+  checkId(options.runId, 'runId');
+  return offset;
 }
 
 /** Checks a run's inputs and turns a string prompt into one user message. */

@@ -1,4 +1,5 @@
 import { TollgateError } from '../common/errors.js';
+import { checkId } from './run-options.js';
 import type { SendToolApprovalBody } from '../common/http-api.js';
 import type { DecidedBy, DecisionKind } from '../common/run-types.js';
 import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
@@ -20,6 +21,23 @@ export interface ToolApprovalTarget {
  * Picks the one call a thread-level decision is for, and which decision it is. No candidate, an
  * unknown id or several candidates are typed errors that list what waits.
  */
+/** Checks the options of `sendToolApproval` before anything is looked up. */
+export function checkSendToolApproval(options: SendToolApprovalOptions): void {
+  if (
+    typeof options?.threadId !== 'string' ||
+    typeof options.resourceId !== 'string' ||
+    typeof options.approved !== 'boolean'
+  ) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
+    );
+  }
+  checkId(options.threadId, 'threadId');
+  checkId(options.resourceId, 'resourceId');
+  if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
+}
+
 export function pickApprovalTarget(
   found: SuspendedRuns,
   options: SendToolApprovalOptions,

@@ -5,6 +5,8 @@ import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
 import { auditRef } from './audit-log.js';
 import { channelNotices } from './channel-notices.js';
+import { EscalationLadder } from './escalation.js';
+import { handOffsOf } from './reassignment.js';
 import { requesterOf, rulesOfCall } from './request-rules.js';
 import { namingOf } from './tool-naming.js';
 import type { ToolRunContext } from './tool-run-context.js';
@@ -44,31 +46,59 @@ export async function awaitApproval(
   channels?.post('request');
   const remindEveryMs = rules.remindEveryMs ?? channels?.remindEveryMs;
   const decided = () => state.calls.hasDecision(call.toolCallId);
-  for (let reminders = 1; ; reminders++) {
+  const waiting = () => state.calls.waiting.get(call.toolCallId);
+  // Who decides now, for notices, once an escalation or a hand-off changed it.
+  const current = () => (waiting()?.reassigned ? { approvers: waiting()!.approvers ?? [] } : {});
+  const ladder = new EscalationLadder(rules.escalate ?? [], requestedAt);
+  let handOffsAnnounced = 0;
+  // Woken by a decision, or by a hand-off to announce; never by anything in runs without them.
+  const woken = () => decided() || handOffsOf(waiting()) > handOffsAnnounced;
+  for (let reminders = 0; ;) {
     const remindAt =
-      remindEveryMs !== undefined ? requestedAt + reminders * remindEveryMs : Infinity;
-    const wakeAt = Math.min(expiresAt ?? Infinity, remindAt);
+      remindEveryMs !== undefined ? requestedAt + (reminders + 1) * remindEveryMs : Infinity;
+    const wakeAt = Math.min(expiresAt ?? Infinity, remindAt, ladder.nextAt());
     const arrived =
       wakeAt === Infinity
-        ? (await condition(decided), true)
-        : await condition(decided, Math.max(1, wakeAt - Date.now()));
-    if (arrived) return { kind: 'decided', decision: state.calls.takeDecision(call.toolCallId)! };
+        ? (await condition(woken), true)
+        : await condition(woken, Math.max(1, wakeAt - Date.now()));
+    if (arrived && decided()) {
+      return { kind: 'decided', decision: state.calls.takeDecision(call.toolCallId)! };
+    }
+    if (arrived) {
+      const handOffs = waiting()?.reassigned?.filter((change) => change.kind === 'hand-off') ?? [];
+      for (const change of handOffs.slice(handOffsAnnounced)) {
+        channels?.post('hand-off', { ...current(), reassigned: change });
+      }
+      handOffsAnnounced = handOffs.length;
+      continue;
+    }
     if (expiresAt !== undefined && Date.now() >= expiresAt) {
       const onTimeout = rules.onTimeout ?? 'decline';
       state.expire(call, onTimeout);
       channels?.post('expired', { onTimeout });
       return { kind: 'expired', onTimeout };
     }
-    if (rules.remindEveryMs !== undefined) {
-      await remind(context, call, rules.remindSource ?? 'tool', requestedAt, expiresAt);
-    } else {
-      context.state.audit.add({
-        type: 'reminder',
-        ...auditRef(call),
+    // Without escalation only the reminder's timer is left to have fired (as before it existed).
+    if (ladder.empty || Date.now() >= remindAt) {
+      reminders++;
+      if (rules.remindEveryMs !== undefined) {
+        await remind(context, call, rules.remindSource ?? 'tool', requestedAt, expiresAt);
+      } else {
+        context.state.audit.add({
+          type: 'reminder',
+          ...auditRef(call),
+          waitedMs: Date.now() - requestedAt,
+        });
+      }
+      channels?.post('reminder', { waitedMs: Date.now() - requestedAt, ...current() });
+    }
+    for (const change of ladder.fireDue(state, call, reminders)) {
+      channels?.post('escalation', {
+        ...current(),
+        reassigned: change,
         waitedMs: Date.now() - requestedAt,
       });
     }
-    channels?.post('reminder', { waitedMs: Date.now() - requestedAt });
   }
 }
 

@@ -12,7 +12,10 @@ export const CHANNELS_PATCH = 'tollgate-channels';
 export interface ChannelNotices {
   /** Reminders to the channels, ms, when the channels ask for them. */
   remindEveryMs?: number;
-  post(kind: ChannelNoticeKind, extra?: Pick<ChannelNoticeInput, 'waitedMs' | 'onTimeout'>): void;
+  post(
+    kind: ChannelNoticeKind,
+    extra?: Pick<ChannelNoticeInput, 'waitedMs' | 'onTimeout' | 'approvers' | 'reassigned'>,
+  ): void;
 }
 
 /**
@@ -30,11 +33,13 @@ export function channelNotices(
 ): ChannelNotices | undefined {
   const channels = context.manifest.channels;
   if (!channels || channels.targets.length === 0 || !patched(CHANNELS_PATCH)) return undefined;
-  let reminders = 0;
+  // Reminders, escalations and hand-offs are numbered in their notice ids: `/reminder/2`.
+  const counts: Partial<Record<ChannelNoticeKind, number>> = {};
   return {
     ...(channels.remindEveryMs !== undefined ? { remindEveryMs: channels.remindEveryMs } : {}),
     post(kind, extra = {}) {
-      const count = kind === 'reminder' ? `/${++reminders}` : '';
+      const counted = kind !== 'request' && kind !== 'expired';
+      const count = counted ? `/${(counts[kind] = (counts[kind] ?? 0) + 1)}` : '';
       for (const target of channels.targets) {
         const notice: ChannelNoticeInput = {
           target,

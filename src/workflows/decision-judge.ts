@@ -2,7 +2,7 @@ import type { ApplicationFailure } from '@temporalio/common';
 import { deadlineProblem } from '../common/decision-deadline.js';
 import type { TollgateErrorCode } from '../common/errors.js';
 import { tollgateFailure } from '../common/failure.js';
-import type { DecisionKind } from '../common/decision-types.js';
+import type { DecisionInput, DecisionKind } from '../common/decision-types.js';
 import { checkDecisionInput } from './decision-input.js';
 import { checkGovernance } from './governance.js';
 import { validateAgainstSchema } from './json-schema-check.js';
@@ -26,11 +26,25 @@ export type Verdict =
   | { ok: true; call: WaitingCall; decision: Decision }
   | { ok: false; code: TollgateErrorCode; message: string };
 
-const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
+/** A decision, or a hand-off (which changes who decides, and decides nothing). */
+export type JudgedKind = DecisionKind | 'handOff';
+
+const KIND_OF_WAIT: Record<JudgedKind, WaitingCall['kind']> = {
   approve: 'approve',
   decline: 'approve',
   resume: 'resume',
+  handOff: 'approve',
 };
+
+const VERB: Record<JudgedKind, string> = {
+  approve: 'approve',
+  decline: 'decline',
+  resume: 'resume',
+  handOff: 'hand off',
+};
+
+type Located =
+  { ok: true; call: WaitingCall } | { ok: false; code: TollgateErrorCode; message: string };
 
 /**
  * Decides whether a decision may be applied, without changing anything. The update validators
@@ -39,42 +53,10 @@ const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
-  // Workflow time: when the run sees the decision, however late it was delivered.
-  const late = deadlineProblem(input.value.deadline, Date.now());
-  if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
-  if (input.value.agentId !== undefined && input.value.agentId !== state.agentId) {
-    return {
-      ok: false,
-      code: 'RUN_NOT_FOUND',
-      // Names only what the caller sent: the run's real agent is not the caller's to learn.
-      message: `No run with id "${state.runId}" exists for agent "${input.value.agentId}".`,
-    };
-  }
-  if (state.closed) {
-    return {
-      ok: false,
-      code: 'RUN_FINISHED',
-      message: `Run ${state.runId} has finished; it takes no more decisions.`,
-    };
-  }
-  const call = toolCallId === undefined ? latestOfKind(state, kind) : state.waiting.get(toolCallId);
-  if (!call) return missingCall(state, kind, toolCallId);
-  if (call.kind !== KIND_OF_WAIT[kind]) {
-    const wanted = call.kind === 'approve' ? 'approve or decline' : 'resume';
-    return {
-      ok: false,
-      code: 'WRONG_DECISION_KIND',
-      message: `Tool call ${call.toolCallId} (${call.toolName}) waits for ${wanted}, not ${kind}.`,
-    };
-  }
-  if (fingerprint !== undefined && fingerprint !== call.fingerprint) {
-    return {
-      ok: false,
-      code: 'FINGERPRINT_MISMATCH',
-      message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
-    };
-  }
+  const { reason, decidedBy, resumeData, args } = input.value;
+  const located = locateCall(state, kind, input.value);
+  if (!located.ok) return located;
+  const { call } = located;
   const refusal = kind === 'resume' ? undefined : checkGovernance(call, kind, input.value);
   if (refusal) return { ok: false, ...refusal };
   if (kind === 'resume') {
@@ -97,15 +79,59 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
   return { ok: true, call, decision };
 }
 
-function latestOfKind(state: JudgedRun, kind: DecisionKind): WaitingCall | undefined {
+/**
+ * The waiting call a decision or hand-off of `kind` is about, when the run may take it: before
+ * its deadline, for this agent, while the run is open, waiting for this kind, fingerprint equal.
+ */
+export function locateCall(
+  state: JudgedRun,
+  kind: JudgedKind,
+  input: Pick<DecisionInput, 'toolCallId' | 'fingerprint' | 'agentId' | 'deadline'>,
+): Located {
+  const { toolCallId, fingerprint } = input;
+  // Workflow time: when the run sees the decision, however late it was delivered.
+  const late = deadlineProblem(input.deadline, Date.now());
+  if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
+  if (input.agentId !== undefined && input.agentId !== state.agentId) {
+    return {
+      ok: false,
+      code: 'RUN_NOT_FOUND',
+      // Names only what the caller sent: the run's real agent is not the caller's to learn.
+      message: `No run with id "${state.runId}" exists for agent "${input.agentId}".`,
+    };
+  }
+  if (state.closed) {
+    return {
+      ok: false,
+      code: 'RUN_FINISHED',
+      message: `Run ${state.runId} has finished; it takes no more decisions.`,
+    };
+  }
+  const call = toolCallId === undefined ? latestOfKind(state, kind) : state.waiting.get(toolCallId);
+  if (!call) return missingCall(state, kind, toolCallId);
+  if (call.kind !== KIND_OF_WAIT[kind]) {
+    const wanted = call.kind === 'approve' ? 'approve or decline' : 'resume';
+    return {
+      ok: false,
+      code: 'WRONG_DECISION_KIND',
+      message: `Tool call ${call.toolCallId} (${call.toolName}) waits for ${wanted}, not ${VERB[kind]}.`,
+    };
+  }
+  if (fingerprint !== undefined && fingerprint !== call.fingerprint) {
+    return {
+      ok: false,
+      code: 'FINGERPRINT_MISMATCH',
+      message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
+    };
+  }
+  return { ok: true, call };
+}
+
+function latestOfKind(state: JudgedRun, kind: JudgedKind): WaitingCall | undefined {
   return state.latestWaiting(KIND_OF_WAIT[kind]);
 }
 
-function missingCall(
-  state: JudgedRun,
-  kind: DecisionKind,
-  toolCallId: string | undefined,
-): Verdict {
+function missingCall(state: JudgedRun, kind: JudgedKind, toolCallId: string | undefined): Located {
   if (toolCallId === undefined) {
     const other = state.latestWaiting();
     if (other) {
@@ -113,13 +139,13 @@ function missingCall(
       return {
         ok: false,
         code: 'WRONG_DECISION_KIND',
-        message: `No tool call in run ${state.runId} waits for ${kind}; ${other.toolCallId} (${other.toolName}) waits for ${wanted}.`,
+        message: `No tool call in run ${state.runId} waits for ${VERB[kind]}; ${other.toolCallId} (${other.toolName}) waits for ${wanted}.`,
       };
     }
     return {
       ok: false,
       code: 'NO_PENDING_TOOL_CALL',
-      message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${kind}.`,
+      message: `Run ${state.runId} has no tool call waiting for a decision; nothing to ${VERB[kind]}.`,
     };
   }
   if (state.expired.has(toolCallId)) {
@@ -144,6 +170,6 @@ function missingCall(
 }
 
 /** The failure an update (or its validator) throws for a refused decision. */
-export function refuse(verdict: Extract<Verdict, { ok: false }>): ApplicationFailure {
+export function refuse(verdict: { code: TollgateErrorCode; message: string }): ApplicationFailure {
   return tollgateFailure(verdict.code, verdict.message);
 }

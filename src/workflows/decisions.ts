@@ -11,7 +11,9 @@ import {
 import { installAutoResume } from './auto-resume.js';
 import { judgeDecision, refuse, type Verdict } from './decision-judge.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
+import { installHandOff } from './hand-off.js';
 import { installRefusalNotes } from './refusal-notes.js';
+import { auditRefusedSignal } from './refused-signal.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
 
@@ -59,21 +61,7 @@ export function installHandlers(state: RunState): void {
         return;
       }
       // Signals cannot answer; the refusal is kept in the audit trail and the run is unchanged.
-      const toolCallId = (input as DecisionInput | undefined)?.toolCallId;
-      const decidedBy = (input as DecisionInput | undefined)?.decidedBy;
-      const known =
-        typeof toolCallId === 'string' ? state.calls.waiting.get(toolCallId) : undefined;
-      state.audit.add({
-        type: 'rejected-decision',
-        toolCallId: typeof toolCallId === 'string' ? toolCallId : '',
-        toolName: known?.toolName ?? '',
-        ...(known?.toolId !== undefined ? { toolId: known.toolId } : {}),
-        kind,
-        channel: 'signal',
-        code: verdict.code,
-        message: verdict.message,
-        ...(decidedBy && typeof decidedBy === 'object' ? { decidedBy } : {}),
-      });
+      auditRefusedSignal(state, kind, input, verdict);
       log.warn('Decision signal refused', { kind, code: verdict.code, message: verdict.message });
     });
     setHandler(
@@ -103,5 +91,6 @@ export function installHandlers(state: RunState): void {
   installChildStatusHandler(state);
   installAutoResume(state);
   installRefusalNotes(state);
+  installHandOff(state);
   installMoveNotes(state);
 }

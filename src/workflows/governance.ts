@@ -44,18 +44,8 @@ export function checkGovernance(
       message: `A decision on ${who} must say who decides (decidedBy): it has approvers, a quorum or a requester rule.`,
     };
   }
-  if (call.approvers && decidedBy && !isApprover(call.approvers, decidedBy)) {
-    return {
-      code: 'NOT_AN_APPROVER',
-      message: `${decidedBy.id} may not decide ${who}: it is not one of the call's approvers.`,
-    };
-  }
-  if (call.alsoApprovers && decidedBy && !isApprover(call.alsoApprovers, decidedBy)) {
-    return {
-      code: 'NOT_AN_APPROVER',
-      message: `${decidedBy.id} may not decide ${who}: it is not one of the approvers its request added.`,
-    };
-  }
+  const notApprover = decidedBy && approverRefusal(call, decidedBy, 'decide');
+  if (notApprover) return notApprover;
   if (kind !== 'approve') return undefined;
   if (call.requester !== undefined && decidedBy?.id === call.requester) {
     return {
@@ -74,6 +64,50 @@ export function checkGovernance(
     };
   }
   if (args !== undefined) return checkEdits(call, args);
+  return undefined;
+}
+
+/**
+ * The rules of a hand-off (docs/hand-off.md): only someone who may decide the call right now may
+ * hand it off, and they must say who they are; under four-eyes the requester may not, since
+ * handing off would let them choose who approves their own call.
+ */
+export function checkHandOff(
+  call: GovernedCall,
+  decidedBy: DecidedBy | undefined,
+): Refusal | undefined {
+  const who = `tool call ${call.toolCallId} (${call.toolName})`;
+  if (!decidedBy) {
+    return {
+      code: 'APPROVER_REQUIRED',
+      message: `A hand-off of ${who} must say who hands it off (decidedBy).`,
+    };
+  }
+  const notApprover = approverRefusal(call, decidedBy, 'hand off');
+  if (notApprover) return notApprover;
+  if (call.requester !== undefined && decidedBy.id === call.requester) {
+    return {
+      code: 'REQUESTER_CANNOT_APPROVE',
+      message: `${decidedBy.id} requested this run and may not hand off its own ${who}; another approver may.`,
+    };
+  }
+  return undefined;
+}
+
+function approverRefusal(call: GovernedCall, by: DecidedBy, verb: string): Refusal | undefined {
+  const who = `tool call ${call.toolCallId} (${call.toolName})`;
+  if (call.approvers && !isApprover(call.approvers, by)) {
+    return {
+      code: 'NOT_AN_APPROVER',
+      message: `${by.id} may not ${verb} ${who}: it is not one of the call's approvers.`,
+    };
+  }
+  if (call.alsoApprovers && !isApprover(call.alsoApprovers, by)) {
+    return {
+      code: 'NOT_AN_APPROVER',
+      message: `${by.id} may not ${verb} ${who}: it is not one of the approvers its request added.`,
+    };
+  }
   return undefined;
 }
 

@@ -86,7 +86,7 @@ export function requestChunk(
 ):
   | Pick<ChunkOf<'tool-call-approval'>, 'type' | 'payload'>
   | Pick<ChunkOf<'tool-call-suspended'>, 'type' | 'payload'> {
-  const { resumeSchema, path, expiresAt, quorum, approvals, gateNote } = waiting;
+  const { resumeSchema, path, expiresAt, quorum, approvals, gateNote, reassigned } = waiting;
   const where = path ? { path } : {};
   if (waiting.kind === 'resume') {
     const payload = {
@@ -105,6 +105,8 @@ export function requestChunk(
     ...(quorum ? { quorum, approvals: approvals ?? [] } : {}),
     ...where,
     ...(gateNote !== undefined ? { gateNote } : {}),
+    // Only once someone else decides, so a chunk of a call never reassigned is as it was.
+    ...(reassigned ? { approvers: waiting.approvers ?? [], reassigned } : {}),
   };
   return { type: 'tool-call-approval', payload };
 }

@@ -152,6 +152,10 @@ const governedAgent = testAgent(
     governedTool('expiring', { timeout: 1000 }),
     governedTool('transfer', { quorum: 2 }),
     governedTool('edit-record'),
+    governedTool('escalating', {
+      approvers: ['alice'],
+      escalate: { after: 1000, to: 'role:managers' },
+    }),
   ],
   pickNamed,
 ).agent;

@@ -15,6 +15,7 @@ import {
   type Recording,
   type Scenario,
 } from './history-scenario-checks.js';
+import { REASSIGN_SCENARIO } from './history-reassign-scenario.js';
 import { STRETCH_SCENARIO } from './history-stretch-scenario.js';
 import { forgetExecutions, ranTimes, THREAD_HISTORY_LIMIT } from './history-agents.js';
 
@@ -61,6 +62,8 @@ function deleteScenario(
 export const SCENARIOS: Scenario[] = [
   // From generation 7: a local-mode run whose stretch ends at a gated call.
   STRETCH_SCENARIO,
+  // From generation 7 (issue 28): an escalation by a timer, a hand-off, then the approval.
+  REASSIGN_SCENARIO,
   deleteScenario(
     'approved',
     'Delete record r1',
