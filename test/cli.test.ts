@@ -174,6 +174,42 @@ describe('the tollgate CLI', () => {
     expect(executionsOf('rec-approve')).toHaveLength(1);
   });
 
+  it('run starts a run and follows it; with --once it exits 3 while a call waits, and the call runs once when approved', async () => {
+    const result = await cli(['run', 'cli-agent', 'delete rec-run', '--once', ...flags]);
+    expect(result).toMatchObject({ code: 3, stderr: '' });
+    const runId = /^Run (\S+):$/m.exec(result.stdout)?.[1];
+    expect(runId).toBeDefined();
+    expect(result.stdout).toContain('delete-record');
+    expect(executionsOf('rec-run')).toHaveLength(0);
+    const out = await a().approveToolCallGenerate({ runId: runId! });
+    expect(out.finishReason).toBe('stop');
+    expect(executionsOf('rec-run')).toHaveLength(1);
+
+    const usage = await cli(['run', 'cli-agent', 'hi', '--thread', 't1', ...flags]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--thread and --resource go together');
+  });
+
+  it('run --active-tools narrows the run: a call of another tool is refused and never runs', async () => {
+    const result = await cli([
+      'run',
+      'cli-agent',
+      'delete rec-narrow',
+      '--active-tools',
+      'ask-city',
+      '--json',
+      ...flags,
+    ]);
+    expect(result.code).toBe(0);
+    const lines = jsonLines(result.stdout);
+    expect(lines.find((line) => line.type === 'tool-error')?.payload).toMatchObject({
+      toolName: 'delete-record',
+      code: 'TOOL_NOT_ALLOWED',
+    });
+    expect(lines.at(-1)).toMatchObject({ type: 'finish' });
+    expect(executionsOf('rec-narrow')).toHaveLength(0);
+  });
+
   it('decline with --json streams JSON lines, names the decider, and the tool never runs', async () => {
     const parked = await parkDeletion('rec-decline');
     const result = await cli([

@@ -45,6 +45,37 @@ const TOOL_CALL: OptionSpec = {
 
 export const RUN_COMMANDS: CommandSpec[] = [
   {
+    name: 'run',
+    summary:
+      'Start a run of an agent that workers host and follow it; when it waits, show the waiting calls and follow on once someone decides.',
+    args: ['agentId', 'prompt'],
+    options: {
+      thread: { type: 'string', value: '<id>', description: 'Memory thread (with --resource)' },
+      resource: { type: 'string', value: '<id>', description: 'Memory resource (with --thread)' },
+      'max-steps': {
+        type: 'string',
+        value: '<n>',
+        description: "Most model steps of the run (default: the agent's)",
+      },
+      'active-tools': {
+        type: 'string',
+        value: '<a,b>',
+        description:
+          "Only these of the agent's tools, comma-separated (docs/run-tools.md); empty: none",
+      },
+      'run-id': { type: 'string', value: '<id>', description: 'The run id (default: generated)' },
+      once: {
+        type: 'boolean',
+        description: 'Stop (exit 3) when the run waits for a decision instead of following on',
+      },
+    },
+    examples: [
+      'tollgate run ops-agent "Delete the stale records"',
+      'tollgate run ops-agent "Look up r1" --active-tools lookup --once --json',
+    ],
+    load: async () => (await import('./start.js')).run,
+  },
+  {
     name: 'runs pending',
     summary: 'List the tool calls that wait for a decision, across agents.',
     args: [],
