@@ -174,3 +174,16 @@ export function checkDecision(options: unknown, call: string): DecisionOptions {
   checkOptionalId(opts.fingerprint, 'fingerprint');
   return opts;
 }
+
+/** Checks `observe`'s options; `offset` defaults to 0. */
+export function checkObserve(options: { runId: string; offset?: number }): {
+  runId: string;
+  offset: number;
+} {
+  const offset = options?.offset ?? 0;
+  if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
+    throw invalid('observe needs { runId: string, offset?: a whole number ≥ 0 }.');
+  }
+  checkId(options.runId, 'runId');
+  return { runId: options.runId, offset };
+}

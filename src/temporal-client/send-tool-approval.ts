@@ -2,6 +2,7 @@ import { TollgateError } from '../common/errors.js';
 import type { SendToolApprovalBody } from '../common/http-api.js';
 import type { DecidedBy, DecisionKind } from '../common/run-types.js';
 import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
+import { checkId } from './run-options.js';
 
 /** `sendToolApproval` options (SPEC §3): find the waiting call by conversation, then decide it. */
 export interface SendToolApprovalOptions extends SendToolApprovalBody {
@@ -65,4 +66,21 @@ export function pickApprovalTarget(
     runId: call.runId,
     toolCallId: call.toolCallId,
   };
+}
+
+/** Checks `sendToolApproval`'s options before anything is listed (`INVALID_OPTIONS`). */
+export function checkSendToolApproval(options: SendToolApprovalOptions): void {
+  if (
+    typeof options?.threadId !== 'string' ||
+    typeof options.resourceId !== 'string' ||
+    typeof options.approved !== 'boolean'
+  ) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
+    );
+  }
+  checkId(options.threadId, 'threadId');
+  checkId(options.resourceId, 'resourceId');
+  if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
 }
