@@ -104,6 +104,13 @@ export type {
   Reassignment,
 } from './common/run-types.js';
 export type { JsonValue, JsonObject } from './common/json.js';
+export type {
+  ForkChoice,
+  ForkedAuditEntry,
+  ForkedFrom,
+  ForkListing,
+  ForkRequest,
+} from './common/fork-types.js';
 export type { AgentDescription, AgentListing } from './common/directory-types.js';
 export { toolCallFingerprint } from './common/fingerprint.js';
 export { canonicalJson } from './common/json.js';

@@ -16,7 +16,9 @@ export const audit: CommandHandler = async (input) => {
     output.progress(`Reading the audit trail of ${runId}…`);
     const agent = tollgate.getAgent(await agentIdOfRun(tollgate, runId));
     const entries = await agent.getAuditTrail(runId);
-    output.document({ runId, entries });
+    // The back-links: the original's history is never changed, its forks are found by search.
+    const forks = await agent.listForks(runId);
+    output.document({ runId, entries, forks });
     const rows = entries.map((entry) => [
       entry.at,
       entry.type,
@@ -28,6 +30,8 @@ export const audit: CommandHandler = async (input) => {
         ? formatTable(['AT', 'WHAT', 'CALL', 'DETAIL'], rows)
         : `Run ${runId} has no gated or suspended calls, no compactions, no moves and no activeTools.`,
     );
+    for (const f of forks)
+      output.line(`Forked at step ${f.step} into run ${f.runId} (${f.status}, ${f.startedAt})`);
     return EXIT.ok;
   } finally {
     output.stopProgress();
@@ -72,6 +76,15 @@ function detail(entry: AuditEntry): string {
       return `the run may use only: ${entry.tools.join(', ') || 'no tools'}`;
     case 'compaction':
       return `conversation compacted after step ${entry.step}: ${entry.bytesBefore} → ${entry.bytesAfter} bytes, ${entry.messagesDropped} of ${entry.messagesBefore} messages dropped`;
+    case 'forked':
+      return [
+        `forked from run ${entry.from.runId} at step ${entry.from.step}`,
+        entry.forkedBy ? `by ${entry.forkedBy.id}` : '',
+        entry.prompt ? `prompt ${entry.prompt}` : '',
+        ...entry.calls.map((call) => `${call.toolCallId} ${call.choice}`),
+      ]
+        .filter(Boolean)
+        .join('; ');
     case 'moved':
       return [
         `from build ${entry.from.buildId} to ${entry.to.buildId} by ${entry.movedBy?.id ?? 'unknown'}`,

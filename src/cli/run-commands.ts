@@ -37,6 +37,13 @@ const ALL: Record<string, OptionSpec> = {
   run: { type: 'string', value: '<id>', description: 'With --all: only calls of this run' },
 };
 
+/** `fork --keep/--ask/--decline`: tool call ids of the forked step, comma-separated. */
+const FORK_CALLS = (description: string): OptionSpec => ({
+  type: 'string',
+  value: '<id,id>',
+  description,
+});
+
 const TOOL_CALL: OptionSpec = {
   type: 'string',
   value: '<id>',
@@ -245,6 +252,45 @@ export const RUN_COMMANDS: CommandSpec[] = [
     options: {},
     examples: ['tollgate audit ops-1234', 'tollgate audit ops-1234 --json'],
     load: async () => (await import('./audit.js')).audit,
+  },
+  {
+    name: 'fork',
+    summary:
+      "Start a new run from a run's conversation at the end of a step, with a changed prompt or decision (docs/fork.md); the original is only read.",
+    args: ['runId'],
+    options: {
+      step: {
+        type: 'string',
+        value: '<n>',
+        description: 'The step to fork after (required; 0: before the first model step)',
+      },
+      prompt: { type: 'string', value: '<text>', description: 'A user message for the fork' },
+      'prompt-mode': {
+        type: 'string',
+        value: '<replace|append>',
+        description:
+          'replace the opening prompt (step 0 only, its default) or append (default after)',
+      },
+      keep: FORK_CALLS('Keep the original result of these calls (default for ended calls)'),
+      ask: FORK_CALLS('Ask for a decision again in the fork (default for calls still waiting)'),
+      decline: FORK_CALLS('Decline these calls in the fork: they do not run'),
+      reason: {
+        type: 'string',
+        value: '<text>',
+        description: 'With --decline: what the model is told',
+      },
+      'max-steps': { type: 'string', value: '<n>', description: "The fork's own step limit" },
+      as: {
+        type: 'string',
+        value: '<id>',
+        description: 'Who forks (default: $USER@hostname); recorded in the audit trail',
+      },
+    },
+    examples: [
+      'tollgate fork ops-1234 --step 1 --decline call_2 --reason "not this one"',
+      'tollgate fork ops-1234 --step 0 --prompt "Delete rec-2 instead"',
+    ],
+    load: async () => (await import('./fork.js')).fork,
   },
   {
     name: 'watch',

@@ -2,6 +2,7 @@ import type { ApprovalOverride } from './approval-rules.js';
 import type { JsonValue } from './json.js';
 import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.js';
 import type { BuildRef } from './deployment-types.js';
+import type { ForkedAuditEntry } from './fork-types.js';
 
 /** How a decision reached the run. */
 export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
@@ -26,7 +27,13 @@ export interface GateOutcome {
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
 export type AuditEntry =
-  ToolCallAuditEntry | CompactionAuditEntry | MovedAuditEntry | ActiveToolsAuditEntry;
+  | ToolCallAuditEntry
+  | CompactionAuditEntry
+  | MovedAuditEntry
+  | ActiveToolsAuditEntry
+  | ForkedAuditEntry;
+
+export type { ForkedAuditEntry };
 
 /**
  * The run was started with `activeTools`: the only tools it may use. The first entry of such a

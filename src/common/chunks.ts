@@ -38,7 +38,13 @@ export function toolLabel(call: { toolName: string; toolId?: string }): string {
 
 /** Payload of each chunk type (SPEC §4). */
 export interface ChunkPayloads {
-  start: { agentId: string; threadId?: string; resourceId?: string };
+  /** `forkedFrom`: set on a fork (docs/fork.md): the run and step it started from. */
+  start: {
+    agentId: string;
+    threadId?: string;
+    resourceId?: string;
+    forkedFrom?: { runId: string; step: number };
+  };
   'step-start': { step: number };
   'step-finish': { step: number; finishReason: FinishReason; usage: Usage };
   'text-delta': { text: string };

@@ -89,6 +89,8 @@ export const TOLLGATE_ERROR_CODES = [
   'RUN_NOT_MOVABLE',
   'REPLAY_FAILED',
   'BUILD_LACKS_AGENT',
+  // Forks (issue 28.7, docs/fork.md).
+  'INVALID_FORK_STEP',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

@@ -9,6 +9,7 @@ import type { AuditEntry, HandOffInput, PendingToolCall, SuspendedRun } from './
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
 import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
 import type { MovedRun } from './deployment-types.js';
+export type { ForkRequest as ForkBody, ForksResponse } from './fork-types.js';
 
 export const API_PREFIX = '/api';
 
@@ -44,6 +45,10 @@ export const AGENT_ROUTES = {
   audit: '/audit',
   /** JSON `MoveRunResponse`. Body: `MoveRunBody`. Needs `admin` (docs/deploying.md). */
   moveRun: '/move-run',
+  /** SSE of the new run. Body: `ForkRequest` (docs/fork.md). Needs `start`, and `read` of the run. */
+  fork: '/fork',
+  /** GET, JSON `ForksResponse`. Query: runId. The run's forks the token may see. */
+  forks: '/forks',
 } as const;
 
 export type AgentRouteName = keyof typeof AGENT_ROUTES;
@@ -149,10 +154,7 @@ export interface DecisionsResponse {
   results: BatchDecisionResult[];
 }
 
-/**
- * Moves a pinned run that waits on a person to another build (docs/deploying.md), in the token's
- * name; `movedBy` never comes from the body.
- */
+/** Moves a parked run to another build (docs/deploying.md), in the token's name, never the body's. */
 export interface MoveRunBody {
   runId: string;
   /** Build id in the run's deployment; default: its current build. */
@@ -164,10 +166,7 @@ export interface MoveRunBody {
 /** The run, and the builds it left and went to. */
 export type MoveRunResponse = MovedRun;
 
-export interface ObserveBody {
-  runId: string;
-  offset?: number;
-}
+export type ObserveBody = { runId: string; offset?: number };
 
 /** One pending call in the approvals inbox. */
 export interface PendingApproval extends PendingToolCall {

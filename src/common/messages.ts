@@ -18,6 +18,7 @@ import type {
 import type { Publication } from './directory-types.js';
 import type { RunMovedNote } from './deployment-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
+import type { ForkPointAnswer } from './fork-point.js';
 import type { JsonValue } from './json.js';
 import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
@@ -67,6 +68,9 @@ export const chunksQuery = defineQuery<ChunkSlice, [{ offset: number; limit?: nu
 
 /** The first `upTo` messages of a run's conversation. */
 export const conversationQuery = defineQuery<JsonValue[], [{ upTo: number }]>(QUERIES.conversation);
+
+/** A run's conversation and tool calls at the end of one of its steps, for a fork. */
+export const forkPointQuery = defineQuery<ForkPointAnswer, [{ step: number }]>(QUERIES.forkPoint);
 
 /** The calls of a run that wait for a decision (SPEC §9). */
 export const pendingToolCallsQuery = defineQuery<PendingToolCall[]>(QUERIES.pendingToolCalls);

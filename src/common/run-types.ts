@@ -5,6 +5,7 @@ import type { CompactionManifest } from './compaction-types.js';
 import type { Reassignment } from './decision-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
+import type { ForkStart } from './fork-types.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
 export type ToolApprovalMode = 'always' | 'never' | 'predicate';
@@ -136,6 +137,8 @@ export interface RunInput {
   requestTightens?: boolean;
   /** Set on every execution after the first: what the run carried over (continue-as-new). */
   continued?: ContinuedRun;
+  /** Set on a fork (docs/fork.md): the run and step it starts from, and its first step's calls. */
+  fork?: ForkStart;
 }
 
 export interface DelegationParent {

@@ -14,4 +14,8 @@ export const SA_KEYS = {
     SEARCH_ATTRIBUTES.pendingTools.name,
     SearchAttributeType.KEYWORD_LIST,
   ),
+  forkedFrom: defineSearchAttributeKey(
+    SEARCH_ATTRIBUTES.forkedFrom.name,
+    SearchAttributeType.KEYWORD,
+  ),
 } as const;

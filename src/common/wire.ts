@@ -60,6 +60,8 @@ export const QUERIES = {
   audit: 'tollgate.audit',
   /** Internal: the first `upTo` messages of the conversation, for a model step that lost its cache. */
   conversation: 'tollgate.conversation',
+  /** Internal: the conversation and tool calls at the end of one step, for a fork (docs/fork.md). */
+  forkPoint: 'tollgate.forkPoint',
 } as const;
 
 /** Search attributes kept current by every run, with their Temporal types. */
@@ -69,6 +71,8 @@ export const SEARCH_ATTRIBUTES = {
   threadId: { name: 'TollgateThreadId', type: 'Keyword' },
   resourceId: { name: 'TollgateResourceId', type: 'Keyword' },
   pendingTools: { name: 'TollgatePendingTools', type: 'KeywordList' },
+  /** Set at start on a fork only: the run it was forked from (docs/fork.md). */
+  forkedFrom: { name: 'TollgateForkedFrom', type: 'Keyword' },
 } as const;
 
 export type SearchAttributeSpec = (typeof SEARCH_ATTRIBUTES)[keyof typeof SEARCH_ATTRIBUTES];

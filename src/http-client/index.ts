@@ -29,6 +29,7 @@ export type {
 } from '../common/chunks.js';
 export type { PendingToolCall } from '../common/run-types.js';
 export type { JsonValue, JsonObject } from '../common/json.js';
+export type { ForkChoice, ForkedFrom, ForkListing, ForkRequest } from '../common/fork-types.js';
 export type { AgentDescription, AgentListing } from '../common/directory-types.js';
 export * from '../common/http-api.js';
 export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';

@@ -17,8 +17,10 @@ import {
   type SendToolApprovalResponse,
   type StreamBody,
   type SuspendedRunsResponse,
+  type ForksResponse,
 } from '../common/http-api.js';
 import type { JsonValue } from '../common/json.js';
+import type { ForkListing, ForkRequest } from '../common/fork-types.js';
 import type { AuditEntry, HandedOff, PendingToolCall } from '../common/run-types.js';
 import { agentStreamOf } from './sse-agent-stream.js';
 import type { RequestOptions, Transport } from './transport.js';
@@ -153,6 +155,25 @@ export class RemoteAgent {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return answer.entries;
+  }
+
+  /**
+   * Starts a new run from run `runId`'s conversation at the end of step `step` (docs/fork.md) and
+   * streams it. Needs `start` and `read` of the run: `INVALID_FORK_STEP` (422), `RUN_NOT_FOUND` (404).
+   */
+  fork({ signal, ...body }: ForkRequest & RequestOptions): Promise<AgentStream> {
+    return this.openStream('fork', body, signal);
+  }
+
+  /** The run's forks the token may see, newest first. */
+  async listForks(runId: string, options: RequestOptions = {}): Promise<ForkListing[]> {
+    const answer = await this.transport.json<ForksResponse>({
+      method: 'GET',
+      path: agentPath(this.agentId, 'forks'),
+      query: { runId },
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return answer.forks;
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   AGENT_ROUTES,
   type AgentRouteName,
   type AuditTrailResponse,
+  type ForksResponse,
   type MoveRunResponse,
   type PendingToolCallsResponse,
   type SendToolApprovalResponse,
@@ -17,6 +18,7 @@ import {
   approveBody,
   declineBody,
   handOffBody,
+  forkBody,
   moveRunBody,
   observeBody,
   pendingToolCallsQuery,
@@ -130,6 +132,16 @@ export function registerAgentRoutes(
       scope: c.get('scope'),
       identity: decidedBy(c),
     });
+    return c.json(answer);
+  });
+  // A fork is started in the token's name; the token must be able to read the original.
+  app.post(path('fork'), async (c) => {
+    const body = await readBody(c, forkBody);
+    return sseResponse(c, await agentOf(c).fork(body), log);
+  });
+  app.get(path('forks'), async (c) => {
+    const { runId } = readQuery(c, pendingToolCallsQuery);
+    const answer: ForksResponse = { forks: await agentOf(c).listForks(runId) };
     return c.json(answer);
   });
   app.get(path('pendingToolCalls'), async (c) => {

@@ -20,6 +20,7 @@ import type {
   StreamBody,
 } from '../common/http-api.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { ForkRequest } from '../common/fork-types.js';
 import { idProblem, instantProblem } from '../common/limits.js';
 import { MAX_BATCH_DECISIONS } from '../common/batch-decisions.js';
 import { MAX_ACTIVE_TOOLS } from '../common/active-tools.js';
@@ -122,6 +123,27 @@ export const decisionsBody: z.ZodType<DecisionsBody> = z.object({
     )
     .min(1)
     .max(MAX_BATCH_DECISIONS),
+});
+
+const forkChoice = z.enum(['keep', 'decline', 'ask']);
+
+/** Shapes only: the runtime judges steps and call ids against the run (`INVALID_FORK_STEP`). */
+export const forkBody: z.ZodType<ForkRequest> = z.object({
+  runId: id,
+  step: z.number().int().min(0),
+  prompt: z.string().min(1).max(100_000).optional(),
+  promptMode: z.enum(['replace', 'append']).optional(),
+  calls: z
+    .record(
+      id,
+      z.union([
+        forkChoice,
+        z.object({ choice: z.literal('decline'), reason: z.string().max(2000).optional() }),
+      ]),
+    )
+    .optional(),
+  forkRunId: id.optional(),
+  maxSteps: z.number().int().min(1).optional(),
 });
 
 export const observeBody: z.ZodType<ObserveBody> = z.object({

@@ -21,11 +21,9 @@ import {
   type ListSuspendedRunsOptions,
   type SuspendedRuns,
 } from './list-suspended-runs.js';
-import {
-  checkSendToolApproval,
-  pickApprovalTarget,
-  type SendToolApprovalOptions,
-} from './send-tool-approval.js';
+import * as approvalTarget from './send-tool-approval.js';
+import type { ForkListing, ForkRequest } from '../common/fork-types.js';
+import { forkFor, forksSeenBy } from './fork-caller.js';
 import {
   checkDecision,
   checkId,
@@ -144,14 +142,9 @@ export class AgentClient {
 
   /** Replays a run's chunks from `offset` (default 0) until its next finish, from any process. */
   async observe(options: { runId: string; offset?: number }): Promise<AgentStream> {
-    const offset = checkObserve(options);
-    const { client } = await this.ownRun('read', options.runId);
-    return this.follow(
-      client,
-      options.runId,
-      offset,
-      new LiveSubscription(this.context.bus, options.runId),
-    );
+    const { runId, offset } = checkObserve(options);
+    const { client } = await this.ownRun('read', runId);
+    return this.follow(client, runId, offset, new LiveSubscription(this.context.bus, runId));
   }
 
   /**
@@ -167,6 +160,24 @@ export class AgentClient {
     } catch (error) {
       throw await callFailure(this.context, error, runId);
     }
+  }
+
+  /**
+   * Starts a new run of this agent from run `request.runId`'s conversation at the end of step
+   * `request.step` (docs/fork.md), and streams it. The original is only read. Needs `read` on the
+   * original and `start`.
+   *
+   * @throws TollgateError `INVALID_FORK_STEP` (a step the run cannot be forked at), `RUN_NOT_FOUND`,
+   * `AGENT_NOT_FOUND` (no worker hosts the agent), `INVALID_OPTIONS`.
+   */
+  async fork(request: ForkRequest): Promise<AgentStream> {
+    const started = await forkFor(this.context, this.guard, request);
+    return this.follow(started.client, started.runId, 0, started.live);
+  }
+
+  /** The forks of a run this caller may see, newest first (found by `TollgateForkedFrom`). */
+  async listForks(runId: string): Promise<ForkListing[]> {
+    return forksSeenBy(this.context, this.guard, runId);
   }
 
   /** The calls a run waits on, read from the run itself. */
@@ -223,28 +234,20 @@ export class AgentClient {
    * decline an approval gate, or resume a suspended call with `resumeData`.
    */
   async sendToolApproval(
-    options: SendToolApprovalOptions,
+    options: approvalTarget.SendToolApprovalOptions,
   ): Promise<{ accepted: true; runId: string; toolCallId: string }> {
-    checkSendToolApproval(options);
+    approvalTarget.checkSendToolApproval(options);
     this.guard.request('decide');
     const found = await this.listVisible({
       threadId: options.threadId,
       resourceId: options.resourceId,
       perPage: 1000,
     });
-    const target = pickApprovalTarget(found, options);
+    const target = approvalTarget.pickApprovalTarget(found, options);
     const client = await this.context.client();
-    const { reason, decidedBy, resumeData, wait } = options;
     // The listing held the caller to its scope; a run this runtime knows needs no describe.
     const facts = this.context.runs.get(target.runId);
-    const decision = {
-      runId: target.runId,
-      toolCallId: target.toolCallId,
-      ...(wait !== undefined ? { wait } : {}),
-      ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
-      ...(decidedBy !== undefined ? { decidedBy } : {}),
-      ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
-    };
+    const decision = approvalTarget.decisionFor(target, options);
     const { context, agentId } = this;
     await applyDecision(context, agentId, client, target.kind, decision, facts && { facts });
     return { accepted: true, runId: target.runId, toolCallId: target.toolCallId };

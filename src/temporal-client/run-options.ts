@@ -102,16 +102,6 @@ function checkOptionalId(value: unknown, field: string): void {
   if (value !== undefined) checkId(value, field);
 }
 
-/** Checks the options of `observe`; answers the offset (default 0). */
-export function checkObserve(options: { runId: string; offset?: number } | undefined): number {
-  const offset = options?.offset ?? 0;
-  if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
-    throw invalid('observe needs { runId: string, offset?: a whole number ≥ 0 }.');
-  }
-  checkId(options.runId, 'runId');
-  return offset;
-}
-
 /** Checks a run's inputs and turns a string prompt into one user message. */
 export function checkRunInput(messages: unknown, options: RunOptions | undefined): JsonValue[] {
   const opts = options ?? {};
@@ -183,4 +173,17 @@ export function checkDecision(options: unknown, call: string): DecisionOptions {
   checkOptionalId(opts.toolCallId, 'toolCallId');
   checkOptionalId(opts.fingerprint, 'fingerprint');
   return opts;
+}
+
+/** Checks `observe`'s options; `offset` defaults to 0. */
+export function checkObserve(options: { runId: string; offset?: number }): {
+  runId: string;
+  offset: number;
+} {
+  const offset = options?.offset ?? 0;
+  if (typeof options?.runId !== 'string' || !Number.isInteger(offset) || offset < 0) {
+    throw invalid('observe needs { runId: string, offset?: a whole number ≥ 0 }.');
+  }
+  checkId(options.runId, 'runId');
+  return { runId: options.runId, offset };
 }

@@ -1,8 +1,9 @@
 import { TollgateError } from '../common/errors.js';
-import { checkId } from './run-options.js';
 import type { SendToolApprovalBody } from '../common/http-api.js';
 import type { DecidedBy, DecisionKind } from '../common/run-types.js';
 import type { SuspendedRun, SuspendedRuns } from './list-suspended-runs.js';
+import type { JsonValue } from '../common/json.js';
+import { checkId, type DecisionOptions } from './run-options.js';
 
 /** `sendToolApproval` options (SPEC §3): find the waiting call by conversation, then decide it. */
 export interface SendToolApprovalOptions extends SendToolApprovalBody {
@@ -21,23 +22,6 @@ export interface ToolApprovalTarget {
  * Picks the one call a thread-level decision is for, and which decision it is. No candidate, an
  * unknown id or several candidates are typed errors that list what waits.
  */
-/** Checks the options of `sendToolApproval` before anything is looked up. */
-export function checkSendToolApproval(options: SendToolApprovalOptions): void {
-  if (
-    typeof options?.threadId !== 'string' ||
-    typeof options.resourceId !== 'string' ||
-    typeof options.approved !== 'boolean'
-  ) {
-    throw new TollgateError(
-      'INVALID_OPTIONS',
-      'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
-    );
-  }
-  checkId(options.threadId, 'threadId');
-  checkId(options.resourceId, 'resourceId');
-  if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
-}
-
 export function pickApprovalTarget(
   found: SuspendedRuns,
   options: SendToolApprovalOptions,
@@ -82,5 +66,38 @@ export function pickApprovalTarget(
     kind: options.approved ? 'approve' : 'decline',
     runId: call.runId,
     toolCallId: call.toolCallId,
+  };
+}
+
+/** Checks `sendToolApproval`'s options before anything is listed (`INVALID_OPTIONS`). */
+export function checkSendToolApproval(options: SendToolApprovalOptions): void {
+  if (
+    typeof options?.threadId !== 'string' ||
+    typeof options.resourceId !== 'string' ||
+    typeof options.approved !== 'boolean'
+  ) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'sendToolApproval needs { threadId: string, resourceId: string, approved: boolean }.',
+    );
+  }
+  checkId(options.threadId, 'threadId');
+  checkId(options.resourceId, 'resourceId');
+  if (options.toolCallId !== undefined) checkId(options.toolCallId, 'toolCallId');
+}
+
+/** The decision `sendToolApproval` applies to the call it picked. */
+export function decisionFor(
+  target: ToolApprovalTarget,
+  options: SendToolApprovalOptions,
+): DecisionOptions & { resumeData?: JsonValue } {
+  const { reason, decidedBy, resumeData, wait } = options;
+  return {
+    runId: target.runId,
+    toolCallId: target.toolCallId,
+    ...(wait !== undefined ? { wait } : {}),
+    ...(reason !== undefined && target.kind === 'decline' ? { reason } : {}),
+    ...(decidedBy !== undefined ? { decidedBy } : {}),
+    ...(target.kind === 'resume' ? { resumeData: resumeData ?? null } : {}),
   };
 }

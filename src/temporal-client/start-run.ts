@@ -1,4 +1,5 @@
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
 import { randomUUID } from 'node:crypto';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
@@ -38,6 +39,29 @@ export async function startRun(
     ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
     ...rights,
   };
+  const summary = `${agentId}: ${summaryOf(initial)}`;
+  return launchRun(context, client, runId, input, { summary });
+}
+
+/** What a start adds to the run's description in Temporal beyond its input. */
+export interface LaunchExtras {
+  summary: string;
+  searchAttributes?: SearchAttributePair[];
+  memo?: Record<string, unknown>;
+}
+
+/**
+ * Starts the workflow of a checked `input` under `runId`, subscribed to its live chunks from the
+ * start (a new run, or a fork). A taken `runId` is `INVALID_OPTIONS`.
+ */
+export async function launchRun(
+  context: AgentClientContext,
+  client: Client,
+  runId: string,
+  input: RunInput,
+  extras: LaunchExtras,
+): Promise<{ runId: string; live: LiveSubscription }> {
+  const { agentId, threadId, resourceId } = input;
   const live = new LiveSubscription(context.bus, runId);
   try {
     await client.workflow.start(AGENT_RUN_WORKFLOW, {
@@ -46,17 +70,15 @@ export async function startRun(
       args: [input],
       workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-      staticSummary: `${agentId}: ${summaryOf(initial)}`,
+      staticSummary: extras.summary,
       typedSearchAttributes: [
         { key: SA_KEYS.agentId, value: agentId },
         { key: SA_KEYS.status, value: 'running' },
-        ...(opts.memory
-          ? [
-              { key: SA_KEYS.threadId, value: opts.memory.thread },
-              { key: SA_KEYS.resourceId, value: opts.memory.resource },
-            ]
-          : []),
+        ...(threadId !== undefined ? [{ key: SA_KEYS.threadId, value: threadId }] : []),
+        ...(resourceId !== undefined ? [{ key: SA_KEYS.resourceId, value: resourceId }] : []),
+        ...(extras.searchAttributes ?? []),
       ],
+      ...(extras.memo ? { memo: extras.memo } : {}),
     });
   } catch (error) {
     live.close();
@@ -71,11 +93,10 @@ export async function startRun(
     throw await toTollgateError(error, runId);
   }
   // Decisions on the run need not describe it to know whose it is (`RunFactsCache`).
-  const resourceId = opts.memory?.resource;
   context.runs.set(runId, {
     agentId,
     taskQueue: context.taskQueue,
-    threadId: opts.memory?.thread,
+    threadId,
     resourceId,
     top: { resourceId },
   });

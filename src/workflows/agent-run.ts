@@ -47,6 +47,8 @@ import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { withToolIds } from './tool-naming.js';
 import { ModelSteps, STRETCHES_PATCH } from './stretches.js';
+import { installForkPoints, type StepMarks } from './fork-points.js';
+import { recordFork, settleForkCalls } from './fork-start.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
 /**
@@ -59,16 +61,20 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
   state.agentQueue = agentQueueOfRun(input.agentId);
   state.hereFirst = hereFirstOfRun(state.agentQueue);
   installHandlers(state);
+  const marks = installForkPoints(state, input);
   reportToParent(state, input);
   state.messages.push(...input.messages);
   const continued = input.continued;
   // An execution after a continue-as-new goes on with the log and the state it was handed.
   if (continued) restoreRun(state, continued);
   else {
+    recordFork(state, input);
+    const fork = input.fork;
     state.log.emit('start', {
       agentId: input.agentId,
       ...(input.threadId !== undefined ? { threadId: input.threadId } : {}),
       ...(input.resourceId !== undefined ? { resourceId: input.resourceId } : {}),
+      ...(fork ? { forkedFrom: { runId: fork.runId, step: fork.step } } : {}),
     });
   }
   try {
@@ -97,7 +103,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       recalled = messages.length;
     }
     const carry = { recalled, toolNaming };
-    const result = await runSteps({ state, input, manifest, patches }, carry);
+    const result = await runSteps({ state, input, manifest, patches }, carry, marks);
     if (thread) {
       // After a compaction: the compacted conversation, less the recalled messages it kept.
       await appendThread(thread, {
@@ -134,9 +140,12 @@ async function runSteps(
   context: ToolRunContext,
   /** `recalled` is updated when a compaction changes the conversation. */
   carry: { recalled: number; toolNaming: ToolNaming },
+  marks: StepMarks,
 ): Promise<RunResult> {
   const { state, input, manifest } = context;
-  const maxSteps = input.continued?.maxSteps ?? input.maxSteps ?? manifest.maxSteps;
+  // A fork numbers its steps on from the original's and gets its own budget of steps.
+  const forkedAt = input.fork?.step ?? 0;
+  const maxSteps = input.continued?.maxSteps ?? forkedAt + (input.maxSteps ?? manifest.maxSteps);
   const gateContext = {
     runId: state.runId,
     policyRunId: input.parent?.rootRunId ?? state.runId,
@@ -163,7 +172,9 @@ async function runSteps(
   const modelSteps = new ModelSteps(context, gateContext, stretches);
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
-  let step = input.continued?.step ?? 0;
+  let step = input.continued?.step ?? forkedAt;
+  if (input.fork && !input.continued) conversation.add(await settleForkCalls(context, input.fork));
+  marks.restart(step);
   while (step < maxSteps) {
     step++;
     state.log.emit('step-start', { step });
@@ -176,6 +187,7 @@ async function runSteps(
     const calls = withToolIds(manifest, last.toolCalls);
     for (const call of calls) state.log.emit('tool-call', refOf(call));
     conversation.add(last.responseMessages);
+    marks.mark(step, calls);
     // A local step gets the whole conversation (its input is not recorded): on a cache miss it
     // could not read the prefix back from this run, whose workflow task it holds open.
     if (!modelStepsAreLocal(manifest)) conversation.knownToWorker = state.messages.length;
@@ -188,7 +200,9 @@ async function runSteps(
     conversation.add([{ role: 'tool', content: results }]);
     // Between the steps of a stretch nothing may change the conversation the stretch went on with.
     if (step < maxSteps && !modelSteps.midStretch) {
+      const generation = conversation.generation;
       await conversation.compactIfLarge(step);
+      if (conversation.generation !== generation) marks.restart(step);
       carry.recalled = conversation.recalled;
       await continueIfLong({
         state,
