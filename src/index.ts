@@ -10,6 +10,15 @@ export {
   type ToolApprovalPolicy,
 } from './definitions/agent.js';
 export type { ApprovalPolicy, ReminderInfo } from './definitions/approval-policy.js';
+export type { AgentBudget } from './definitions/budget-options.js';
+export type {
+  BudgetAsk,
+  BudgetLimits,
+  BudgetMetric,
+  BudgetPrices,
+  CostBudget,
+  TokenBudget,
+} from './common/budget.js';
 export type {
   CompactionInfo,
   ConversationCompactor,

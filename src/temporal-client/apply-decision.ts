@@ -28,7 +28,7 @@ export async function applyDecision(
   run?: SeenRun,
 ): Promise<AppliedDecision> {
   const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
-  const { channel } = options;
+  const { channel, amount } = options;
   const { waitMs: defaultWaitMs, deadlineMarginMs } = context.decisions;
   const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
   const started = Date.now();
@@ -37,6 +37,7 @@ export async function applyDecision(
     const input = {
       agentId: agentId,
       ...(args !== undefined ? { args } : {}),
+      ...(amount !== undefined ? { amount } : {}),
       ...(toolCallId !== undefined ? { toolCallId } : {}),
       ...(fingerprint !== undefined ? { fingerprint } : {}),
       ...(reason !== undefined ? { reason } : {}),

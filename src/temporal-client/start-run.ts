@@ -36,6 +36,7 @@ export async function startRun(
     ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
     ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
+    ...(opts.budget ? { budget: opts.budget } : {}),
     ...rights,
   };
   const live = new LiveSubscription(context.bus, runId);

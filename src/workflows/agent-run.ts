@@ -8,7 +8,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import { refOf } from '../common/chunks.js';
+import { refOf, type FinishReason } from '../common/chunks.js';
 import { TollgateError, type TollgateErrorCode } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
@@ -47,6 +47,7 @@ import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { withToolIds } from './tool-naming.js';
 import { ModelSteps, STRETCHES_PATCH } from './stretches.js';
+import { BudgetGate } from './budget-gate.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
 /**
@@ -158,13 +159,22 @@ async function runSteps(
     carry.recalled,
     input.continued?.compactions ?? 0,
   );
-  // Only local-mode runs ask: the patch was decided before their first local work.
-  const stretches = modelStepsAreLocal(manifest) && askPatch(context.patches, STRETCHES_PATCH);
+  const budget = BudgetGate.of(context);
+  // Only local-mode runs ask: the patch was decided before their first local work. A run with a
+  // budget takes its steps one at a time: a stretch would make several before the gate could look.
+  const stretches =
+    modelStepsAreLocal(manifest) && askPatch(context.patches, STRETCHES_PATCH) && !budget;
   const modelSteps = new ModelSteps(context, gateContext, stretches);
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
   let step = input.continued?.step ?? 0;
+  let finishReason: FinishReason | undefined;
   while (step < maxSteps) {
+    // A declined budget approval ends the run as a step limit would: `length`.
+    if (budget && !(await budget.beforeStep())) {
+      finishReason = 'length';
+      break;
+    }
     step++;
     state.log.emit('step-start', { step });
     const taken = await modelSteps.take(step, maxSteps, () =>
@@ -181,6 +191,7 @@ async function runSteps(
     if (!modelStepsAreLocal(manifest)) conversation.knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.log.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
+    budget?.afterStep();
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
@@ -199,11 +210,12 @@ async function runSteps(
         knownToWorker: conversation.knownToWorker,
         compactions: conversation.generation,
         ...carry,
+        ...(budget ? { budget: budget.carry } : {}),
       });
     }
   }
   return {
-    finishReason: last?.finishReason ?? 'stop',
+    finishReason: finishReason ?? last?.finishReason ?? 'stop',
     text: lastText.join(''),
     steps: step,
     usage: state.usage,

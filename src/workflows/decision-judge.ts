@@ -39,7 +39,7 @@ const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, amount } = input.value;
   // Workflow time: when the run sees the decision, however late it was delivered.
   const late = deadlineProblem(input.value.deadline, Date.now());
   if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
@@ -92,6 +92,7 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
     ...(reason !== undefined ? { reason } : {}),
     ...(decidedBy !== undefined ? { decidedBy } : {}),
     ...(args !== undefined && kind === 'approve' ? { args } : {}),
+    ...(amount !== undefined ? { amount } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
   };
   return { ok: true, call, decision };
