@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { Agent, createTool, Tollgate, type Chunk } from '../src/index.js';
-import { TollgateClient } from '../src/http-client/index.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import type { TollgateClient } from '../src/http-client/index.js';
+import type { ListeningServer } from '../src/server/index.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { cli } from './support/cli.js';
 import { chunksOf, uniqueQueue } from './support/harness.js';
+import { serveOverHttp } from './support/served.js';
 
 const TOKEN = 'budgets-token-0123456789abcdef';
 const FINANCE = { id: 'fin', roles: ['finance'] };
@@ -54,12 +55,7 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
     tollgate = new Tollgate({ agents: { agent }, temporal: { taskQueue: uniqueQueue('budgets') } });
     await tollgate.startWorker();
     client = await tollgate.client();
-    server = await createTollgateServer({
-      tollgate,
-      auth: { tokens: [{ token: TOKEN, id: 'fin', roles: ['finance'] }] },
-      logError: () => undefined,
-    }).listen({ port: 0 });
-    remote = new TollgateClient({ baseUrl: server.url, token: TOKEN });
+    ({ server, remote } = await serveOverHttp(tollgate, TOKEN));
   });
   afterAll(async () => {
     await server.close();
