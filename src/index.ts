@@ -15,6 +15,15 @@ export type {
   ReminderInfo,
 } from './definitions/approval-policy.js';
 export type { HandOffOptions } from './temporal-client/hand-off.js';
+export type { AgentBudget } from './definitions/budget-options.js';
+export type {
+  BudgetAsk,
+  BudgetLimits,
+  BudgetMetric,
+  BudgetPrices,
+  CostBudget,
+  TokenBudget,
+} from './common/budget.js';
 export type {
   CompactionInfo,
   ConversationCompactor,

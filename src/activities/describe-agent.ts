@@ -9,6 +9,7 @@ import type {
 } from '../common/run-types.js';
 import { DEFAULT_MAX_STEPS, type Agent } from '../definitions/agent.js';
 import { toRules } from '../definitions/approval-policy.js';
+import { budgetManifest } from '../definitions/budget-options.js';
 import type { Tool } from '../definitions/create-tool.js';
 
 /** Default time without heartbeat after which a tool attempt is presumed lost, ms. */
@@ -44,6 +45,7 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     `agent "${agent.id}".approval`,
     'agent',
   );
+  const budget = budgetManifest(agent.id, agent.budget);
   return {
     agentId: agent.id,
     ...(naming === 'key' ? { toolNaming: naming } : {}),
@@ -58,6 +60,7 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
     ...(agent.conversation?.compactAboveBytes !== undefined
       ? { conversation: { compactAboveBytes: agent.conversation.compactAboveBytes } }
       : {}),
+    ...(budget ? { budget } : {}),
     modelStep: {
       timeoutMs: agent.modelStep.timeoutMs ?? DEFAULT_MODEL_STEP.timeoutMs,
       heartbeatTimeoutMs:

@@ -87,6 +87,7 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
         decidedBy,
         ...wait,
         ...editedArgs(stringOption(input, 'args')),
+        ...amountOption(stringOption(input, 'amount')),
         ...grantOption(input),
       });
     case 'decline':
@@ -116,6 +117,16 @@ function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
   }
   const length = /^\d+$/.test(duration) ? Number(duration) : duration;
   return { grant: { for: length, scope, ...(matchArgs ? { matchArgs } : {}) } };
+}
+
+/** `--amount` as a number; the run judges whether it is positive (`INVALID_BUDGET_AMOUNT`). */
+function amountOption(raw: string | undefined): { amount?: number } {
+  if (raw === undefined) return {};
+  const amount = Number(raw);
+  if (raw.trim() === '' || Number.isNaN(amount)) {
+    throw new UsageError(`--amount must be a number, e.g. --amount 20000, not "${raw}".`);
+  }
+  return { amount };
 }
 
 /** `--data` as JSON. Not JSON at all is a usage error (2); JSON the tool refuses is the run's call (5). */

@@ -74,6 +74,8 @@ export type ToolCallAuditEntry = {
       /** Approved with edits: the arguments that ran, and their fingerprint. */
       editedArgs?: JsonValue;
       editedFingerprint?: string;
+      /** A budget approval's raise of the run's limit (docs/budgets.md). */
+      amount?: number;
       /** Approved by a standing grant (channel `grant`); `decidedBy` is who gave it. */
       grantId?: string;
     }

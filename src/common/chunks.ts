@@ -1,4 +1,5 @@
 import type { Reassignment } from './decision-types.js';
+import type { BudgetAsk, BudgetMetric } from './budget.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** Token counts, summed over steps where a run reports a total. */
@@ -66,6 +67,8 @@ export interface ChunkPayloads {
      */
     approvers?: string[];
     reassigned?: Reassignment[];
+    /** Set on a budget approval only (docs/budgets.md), approved with an `amount`. */
+    budget?: BudgetAsk;
   };
   'tool-call-suspended': ToolCallRef & {
     suspendPayload: JsonValue;
@@ -98,6 +101,11 @@ export interface ChunkPayloads {
    * the log's own chunks follow.
    */
   'text-withdrawn': { text: string };
+  /**
+   * Not in SPEC §4's table (docs/budgets.md): the run has spent `used` of `metric`, past the
+   * budget's `warnAt`. Logged once per metric per run, after the step that crossed it.
+   */
+  'budget-warning': { metric: BudgetMetric; used: number; warnAt: number; limit: number };
 }
 
 export type ChunkType = keyof ChunkPayloads;

@@ -64,6 +64,18 @@ export interface ContinuedRun {
   parentReports: number;
   /** Compactions of the conversation so far (`conversation.compact`); absent: none. */
   compactions?: number;
+  /** A run with a budget (docs/budgets.md): its limits as raised, and what it was warned of. */
+  budget?: BudgetCarry;
+}
+
+/** What a run's budget carries across a continue-as-new. */
+export interface BudgetCarry {
+  /** The limits now, approvals' raises included. */
+  limits: { tokens?: number; cost?: number };
+  /** Metrics whose warning was logged. */
+  warned: Array<'tokens' | 'cost'>;
+  /** Budget approvals asked so far (their ids count on). */
+  asks: number;
 }
 
 /** Bytes of a value as JSON (UTF-8), close to what Temporal's payload converter stores. */

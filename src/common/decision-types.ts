@@ -16,6 +16,11 @@ export interface DecisionInput {
   resumeData?: JsonValue;
   /** Approve with edited arguments, checked against the tool's input schema. */
   args?: JsonValue;
+  /**
+   * A budget approval's raise of the run's limit (docs/budgets.md): a positive number, in tokens
+   * or in the price table's currency. Required to approve a budget approval; refused elsewhere.
+   */
+  amount?: number;
   /** When given, the run must be a run of this agent (a client steering one agent sets it). */
   agentId?: string;
   /**

@@ -77,6 +77,8 @@ export const TOLLGATE_ERROR_CODES = [
   'TOOL_NOT_FOUND',
   // A call of a tool outside the run's `activeTools` (issue 28.6): refused before any policy.
   'TOOL_NOT_ALLOWED',
+  // Budgets (issue 28.1, docs/budgets.md): a budget approval approved without a positive amount.
+  'INVALID_BUDGET_AMOUNT',
   'INVALID_TOOL_INPUT',
   'INVALID_TOOL_OUTPUT',
   'TOOL_FAILED',

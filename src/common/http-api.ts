@@ -109,6 +109,8 @@ export interface ApproveBody {
   reason?: string;
   /** Approve with edited arguments, checked against the tool's input schema. */
   args?: JsonValue;
+  /** A budget approval's raise of the run's limit: required there, positive (docs/budgets.md). */
+  amount?: number;
   /** Also give a grant for the call's tool, in the token's name (docs/grants.md). */
   grant?: GrantWithDecision;
 }

@@ -2,6 +2,7 @@
  * What starting a run takes over HTTP (`stream`, `generate`): part of the contract of
  * `http-api.ts`, which re-exports it. Dependency-free and browser-safe.
  */
+import type { BudgetLimits } from './budget.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** Run options that can travel over HTTP (functions cannot). */
@@ -21,6 +22,8 @@ export interface HttpRunOptions {
    * tools (docs/run-tools.md). Default: every tool.
    */
   activeTools?: string[];
+  /** Limits on the run's tokens and cost; they only tighten the agent's (docs/budgets.md). */
+  budget?: BudgetLimits;
 }
 
 export interface HttpApprovalPolicy {

@@ -6,6 +6,7 @@ import type { Reassignment } from './decision-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 import type { ForkStart } from './fork-types.js';
+import type { BudgetAsk, BudgetLimits } from './budget.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
 export type ToolApprovalMode = 'always' | 'never' | 'predicate';
@@ -74,6 +75,8 @@ export interface AgentManifest {
   execution?: { modelSteps: 'local' };
   /** Present when the agent compacts long conversations (`conversation.compact`). */
   conversation?: CompactionManifest;
+  /** Present when the agent declares a `budget` (docs/budgets.md): its limits and approval rules. */
+  budget?: { limits: BudgetLimits; rules?: ApprovalRules };
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */
@@ -130,6 +133,8 @@ export interface RunInput {
    * absent: every tool of the agent.
    */
   activeTools?: string[];
+  /** The request's `budget`: it only tightens the agent's (docs/budgets.md). */
+  budget?: BudgetLimits;
   /**
    * Set by the run itself when it starts under `REQUEST_TIGHTENS_PATCH`: the request's rules only
    * tighten the agent's (unless `approvalOverride`). Runs started before replace field by field.
@@ -200,6 +205,11 @@ export interface PendingToolCall extends ToolCallRef {
    * binds to it, and a grant given with it covers that definition only.
    */
   definition?: string;
+  /**
+   * Set on a budget approval only (docs/budgets.md), which is no tool call: what it asks for.
+   * Approving it needs an `amount`.
+   */
+  budget?: BudgetAsk;
 }
 
 export type {

@@ -6,6 +6,7 @@ import type { ToolNaming } from '../common/run-types.js';
 import type { HistoryLimits } from '../common/continued-run.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 import { checkConversationOptions, type ConversationOptions } from './conversation-options.js';
+import { checkAgentBudget, type AgentBudget } from './budget-options.js';
 import { TOOL_NAME, type Tool, type ToolExecutionContext } from './create-tool.js';
 
 /** A request-level approval rule: `true` gates the call (SPEC §5). Throwing gates it too. */
@@ -125,6 +126,8 @@ export interface AgentConfig {
   execution?: AgentExecutionOptions;
   /** Compaction of long runs' conversations (docs/long-runs.md); absent: none. */
   conversation?: ConversationOptions;
+  /** Limits on each run's tokens and cost, raised by a budget approval (docs/budgets.md). */
+  budget?: AgentBudget;
 }
 
 /** Prefix of the tools through which a supervisor delegates to its sub-agents. */
@@ -146,6 +149,7 @@ export class Agent {
   readonly history: HistoryOptions;
   readonly execution: AgentExecutionOptions;
   readonly conversation: ConversationOptions | undefined;
+  readonly budget: AgentBudget | undefined;
   readonly memory: MemoryOptions;
   readonly hooks: AgentHooks;
   /** Tools by the name the model sees: their key in `tools` (SPEC §1 "Tool names"). */
@@ -189,6 +193,7 @@ export class Agent {
     this.history = checkHistoryOptions(config.id, config.history ?? {});
     this.execution = checkExecution(config.id, config.execution);
     this.conversation = checkConversationOptions(config.id, config.conversation, this.history);
+    this.budget = checkAgentBudget(config.id, config.budget);
     this.memory = config.memory ?? {};
     this.hooks = config.hooks ?? {};
     toRules(this.defaultOptions.approval, `Agent "${config.id}": defaultOptions.approval`, 'agent');

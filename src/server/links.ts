@@ -40,6 +40,7 @@ const RUN_REFUSALS = new Set([
   'REQUESTER_CANNOT_APPROVE',
   'INVALID_DECISION',
   'DECISION_DEADLINE_PASSED',
+  'INVALID_BUDGET_AMOUNT',
 ]);
 
 const DONE = { approve: 'Approved', decline: 'Declined' } as const;

@@ -55,6 +55,20 @@ export const streamBody: z.ZodType<StreamBody> = z.object({
       runId: id.optional(),
       // Names only: whether the agent has them is the runtime's to judge (`INVALID_OPTIONS`).
       activeTools: z.array(z.string().min(1)).max(MAX_ACTIVE_TOOLS).optional(),
+      // Shape only: the runtime judges the values (`INVALID_OPTIONS` names the bad field).
+      budget: z
+        .object({
+          tokens: z.object({ limit: z.number(), warnAt: z.number().optional() }).optional(),
+          cost: z
+            .object({
+              limit: z.number(),
+              warnAt: z.number().optional(),
+              prices: z.object({ input: z.number(), output: z.number() }),
+            })
+            .optional(),
+        })
+        .strict()
+        .optional(),
     })
     .optional(),
 });
@@ -65,6 +79,8 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
   fingerprint: id.optional(),
   reason: z.string().optional(),
   args: json.optional(),
+  // Any number: the run refuses one that is not positive (`INVALID_BUDGET_AMOUNT`).
+  amount: z.number().optional(),
   grant: z
     .object({
       for: z.union([z.string().min(1), z.number()]),

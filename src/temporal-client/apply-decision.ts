@@ -28,10 +28,11 @@ export async function applyDecision(
   options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
   run?: SeenRun,
 ): Promise<AppliedDecision> {
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel } = options;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel, amount } = options;
   const input = {
     agentId: agentId,
     ...(args !== undefined ? { args } : {}),
+    ...(amount !== undefined ? { amount } : {}),
     ...(toolCallId !== undefined ? { toolCallId } : {}),
     ...(fingerprint !== undefined ? { fingerprint } : {}),
     ...(reason !== undefined ? { reason } : {}),

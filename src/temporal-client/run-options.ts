@@ -3,6 +3,7 @@ import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem } from '../common/limits.js';
 import { activeToolsShapeProblem } from '../common/active-tools.js';
+import { budgetProblem, type BudgetLimits } from '../common/budget.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
@@ -54,6 +55,12 @@ export interface RunOptions {
    * Recorded in the run's input and its audit trail. Default: every tool of the agent.
    */
   activeTools?: string[];
+  /**
+   * Limits on this run's tokens and cost (docs/budgets.md). They only tighten the agent's
+   * `budget`: the lower limit and warning win, and a cost the agent declares keeps its prices.
+   * Default: the agent's (none).
+   */
+  budget?: BudgetLimits;
 }
 
 /** What every decision call takes (SPEC §3, §8). */
@@ -61,6 +68,11 @@ export interface DecisionOptions {
   runId: string;
   /** Approve with edited arguments (checked against the tool's input schema; quorum 1 only). */
   args?: JsonValue;
+  /**
+   * Approving a budget approval: raise the run's limit by this much (tokens, or the price table's
+   * currency); required there, a positive number, else `INVALID_BUDGET_AMOUNT` (docs/budgets.md).
+   */
+  amount?: number;
   /** Default: the run's most recently requested pending call. */
   toolCallId?: string;
   /** When given, must equal the pending call's fingerprint. */
@@ -141,6 +153,8 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
     const problem = activeToolsShapeProblem(opts.activeTools);
     if (problem) throw invalid(problem);
   }
+  const budgetError = budgetProblem(opts.budget, 'budget');
+  if (budgetError) throw invalid(budgetError);
   if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {
     throw invalid(
       `runId ${JSON.stringify(runId)} is invalid: use 1-200 letters, digits, '_', '.', ':' or '-'.`,

@@ -37,6 +37,7 @@ export async function startRun(
     ...(opts.memory ? { threadId: opts.memory.thread, resourceId: opts.memory.resource } : {}),
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
     ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
+    ...(opts.budget ? { budget: opts.budget } : {}),
     ...rights,
   };
   const summary = `${agentId}: ${summaryOf(initial)}`;

@@ -8,7 +8,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import { refOf } from '../common/chunks.js';
+import { refOf, type FinishReason } from '../common/chunks.js';
 import { TollgateError, type TollgateErrorCode } from '../common/errors.js';
 import { stepTextDeltas } from '../common/step-text.js';
 import type {
@@ -49,6 +49,7 @@ import { withToolIds } from './tool-naming.js';
 import { ModelSteps, STRETCHES_PATCH } from './stretches.js';
 import { installForkPoints, type StepMarks } from './fork-points.js';
 import { recordFork, settleForkCalls } from './fork-start.js';
+import { BudgetGate } from './budget-gate.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
 /**
@@ -167,15 +168,24 @@ async function runSteps(
     carry.recalled,
     input.continued?.compactions ?? 0,
   );
-  // Only local-mode runs ask: the patch was decided before their first local work.
-  const stretches = modelStepsAreLocal(manifest) && askPatch(context.patches, STRETCHES_PATCH);
+  const budget = BudgetGate.of(context);
+  // Only local-mode runs ask: the patch was decided before their first local work. A run with a
+  // budget takes its steps one at a time: a stretch would make several before the gate could look.
+  const stretches =
+    modelStepsAreLocal(manifest) && askPatch(context.patches, STRETCHES_PATCH) && !budget;
   const modelSteps = new ModelSteps(context, gateContext, stretches);
   let last: ModelStepOutput | undefined;
   let lastText: string[] = [];
   let step = input.continued?.step ?? forkedAt;
   if (input.fork && !input.continued) conversation.add(await settleForkCalls(context, input.fork));
   marks.restart(step);
+  let finishReason: FinishReason | undefined;
   while (step < maxSteps) {
+    // A declined budget approval ends the run as a step limit would: `length`.
+    if (budget && !(await budget.beforeStep())) {
+      finishReason = 'length';
+      break;
+    }
     step++;
     state.log.emit('step-start', { step });
     const taken = await modelSteps.take(step, maxSteps, () =>
@@ -193,6 +203,7 @@ async function runSteps(
     if (!modelStepsAreLocal(manifest)) conversation.knownToWorker = state.messages.length;
     state.addUsage(last.usage);
     state.log.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
+    budget?.afterStep();
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);
@@ -213,11 +224,12 @@ async function runSteps(
         knownToWorker: conversation.knownToWorker,
         compactions: conversation.generation,
         ...carry,
+        ...(budget ? { budget: budget.carry } : {}),
       });
     }
   }
   return {
-    finishReason: last?.finishReason ?? 'stop',
+    finishReason: finishReason ?? last?.finishReason ?? 'stop',
     text: lastText.join(''),
     steps: step,
     usage: state.usage,

@@ -1,5 +1,6 @@
 import { condition, log } from '@temporalio/workflow';
 import type { ApprovalRules, OnTimeout } from '../common/approval-rules.js';
+import type { BudgetAsk } from '../common/budget.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { sendReminder } from './activity-calls.js';
 import type { Decision } from './waiting-call.js';
@@ -22,9 +23,9 @@ export async function awaitApproval(
   context: ToolRunContext,
   call: ModelToolCall,
   tool: ToolManifest,
-  gate: { note?: string | undefined; definition?: string | undefined } = {},
+  gate: { note?: string | undefined; definition?: string | undefined; budget?: BudgetAsk } = {},
 ): Promise<ApprovalOutcome> {
-  const { note: gateNote, definition } = gate;
+  const { note: gateNote, definition, budget } = gate;
   const { state } = context;
   const { rules, requester } = approvalRulesOf(context, tool);
   const requestedAt = Date.now();
@@ -41,6 +42,7 @@ export async function awaitApproval(
     },
     ...(gateNote !== undefined ? { gateNote } : {}),
     ...(definition !== undefined ? { definition } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   });
   const channels = channelNotices(context, call, rules, { requestedAt, expiresAt });
   channels?.post('request');

@@ -9,6 +9,7 @@ import {
 import {
   DEFAULT_HISTORY_LIMITS,
   jsonBytes,
+  type BudgetCarry,
   type ContinuedRun,
   type HistoryLimits,
 } from '../common/continued-run.js';
@@ -37,6 +38,8 @@ export interface StepBoundary {
   /** Compactions of the conversation so far. */
   compactions: number;
   toolNaming: ToolNaming;
+  /** A run with a budget: what its next execution goes on with. */
+  budget?: BudgetCarry;
 }
 
 export function historyLimitsOf(manifest: AgentManifest): HistoryLimits {
@@ -88,6 +91,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     parentReports: state.status.parentReports,
     knownToWorker: boundary.knownToWorker,
     ...(boundary.compactions > 0 ? { compactions: boundary.compactions } : {}),
+    ...(boundary.budget ? { budget: boundary.budget } : {}),
   };
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);

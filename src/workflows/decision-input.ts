@@ -10,6 +10,7 @@ const FIELDS = new Set([
   'decidedBy',
   'resumeData',
   'args',
+  'amount',
   'agentId',
   'deadline',
   'channel',

@@ -53,7 +53,7 @@ type Located =
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { reason, decidedBy, resumeData, args } = input.value;
+  const { reason, decidedBy, resumeData, args, amount } = input.value;
   const located = locateCall(state, kind, input.value);
   if (!located.ok) return located;
   const { call } = located;
@@ -74,6 +74,7 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
     ...(reason !== undefined ? { reason } : {}),
     ...(decidedBy !== undefined ? { decidedBy } : {}),
     ...(args !== undefined && kind === 'approve' ? { args } : {}),
+    ...(amount !== undefined ? { amount } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
   };
   return { ok: true, call, decision };

@@ -1,3 +1,4 @@
+import { amountProblem } from '../common/budget.js';
 import type { TollgateErrorCode } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { DecidedBy, DecisionInput, DecisionKind } from '../common/run-types.js';
@@ -15,6 +16,7 @@ export type GovernedCall = Pick<
   | 'approvals'
   | 'requester'
   | 'inputSchema'
+  | 'budget'
 >;
 
 export interface Refusal {
@@ -33,6 +35,8 @@ export function checkGovernance(
 ): Refusal | undefined {
   const { decidedBy, args } = input;
   const who = `tool call ${call.toolCallId} (${call.toolName})`;
+  const badAmount = amountRefusal(call, kind, input.amount);
+  if (badAmount) return badAmount;
   const needsIdentity =
     call.approvers !== undefined ||
     call.alsoApprovers !== undefined ||
@@ -109,6 +113,30 @@ function approverRefusal(call: GovernedCall, by: DecidedBy, verb: string): Refus
     };
   }
   return undefined;
+}
+
+/**
+ * A budget approval is approved with the amount that raises the run's limit; nothing else takes
+ * one. Judged first, so a refusal names the amount before who decides.
+ */
+function amountRefusal(
+  call: GovernedCall,
+  kind: DecisionKind,
+  amount: unknown,
+): Refusal | undefined {
+  if (call.budget === undefined || kind !== 'approve') {
+    if (amount === undefined) return undefined;
+    return {
+      code: 'INVALID_BUDGET_AMOUNT',
+      message: `An amount only goes with approving a budget approval; ${call.toolCallId} (${call.toolName}) is ${kind === 'approve' ? 'a tool call' : 'being declined'}: leave amount out.`,
+    };
+  }
+  const problem = amountProblem(amount);
+  if (!problem) return undefined;
+  return {
+    code: 'INVALID_BUDGET_AMOUNT',
+    message: `Approving budget approval ${call.toolCallId} (${call.budget.metric}: ${call.budget.used} of ${call.budget.limit}): ${problem}`,
+  };
 }
 
 function checkEdits(call: GovernedCall, args: JsonValue): Refusal | undefined {

@@ -120,6 +120,7 @@ export class RunState {
       fingerprint: call.fingerprint,
       ...(decision.decidedBy ? { decidedBy: decision.decidedBy } : {}),
       ...(decision.reason !== undefined ? { reason: decision.reason } : {}),
+      ...(decision.amount !== undefined ? { amount: decision.amount } : {}),
       ...(decision.args !== undefined
         ? {
             editedArgs: decision.args,

@@ -1,4 +1,5 @@
 import { EMPTY_OBJECT_SCHEMA, refOf, type ChunkOf } from '../common/chunks.js';
+import type { BudgetAsk } from '../common/budget.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   DecidedBy,
@@ -37,6 +38,8 @@ export interface Decision {
   resumeData?: JsonValue;
   /** Approved with these edited arguments. */
   args?: JsonValue;
+  /** A budget approval's raise of the run's limit. */
+  amount?: number;
 }
 
 export interface WaitDetails {
@@ -47,6 +50,8 @@ export interface WaitDetails {
   gateNote?: string;
   /** The tool definition the gate saw, which the approval binds to. */
   definition?: string;
+  /** Set on a budget approval: what it asks for. */
+  budget?: BudgetAsk;
 }
 
 export function waitingCall(
@@ -55,7 +60,7 @@ export function waitingCall(
   details: WaitDetails,
   sequence: number,
 ): WaitingCall {
-  const { suspendPayload, terms = {}, gateNote, definition } = details;
+  const { suspendPayload, terms = {}, gateNote, definition, budget } = details;
   return {
     ...refOf(call),
     fingerprint: call.fingerprint,
@@ -77,6 +82,7 @@ export function waitingCall(
     ...(terms.inputSchema !== undefined ? { inputSchema: terms.inputSchema } : {}),
     ...(gateNote !== undefined ? { gateNote } : {}),
     ...(definition !== undefined ? { definition } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   };
 }
 
@@ -86,7 +92,8 @@ export function requestChunk(
 ):
   | Pick<ChunkOf<'tool-call-approval'>, 'type' | 'payload'>
   | Pick<ChunkOf<'tool-call-suspended'>, 'type' | 'payload'> {
-  const { resumeSchema, path, expiresAt, quorum, approvals, gateNote, reassigned } = waiting;
+  const { resumeSchema, path, expiresAt, quorum, approvals, gateNote, reassigned, budget } =
+    waiting;
   const where = path ? { path } : {};
   if (waiting.kind === 'resume') {
     const payload = {
@@ -107,6 +114,7 @@ export function requestChunk(
     ...(gateNote !== undefined ? { gateNote } : {}),
     // Only once someone else decides, so a chunk of a call never reassigned is as it was.
     ...(reassigned ? { approvers: waiting.approvers ?? [], reassigned } : {}),
+    ...(budget !== undefined ? { budget } : {}),
   };
   return { type: 'tool-call-approval', payload };
 }

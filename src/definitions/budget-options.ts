@@ -1,0 +1,51 @@
+import type { ApprovalRules } from '../common/approval-rules.js';
+import { budgetProblem, type BudgetLimits } from '../common/budget.js';
+import { TollgateError } from '../common/errors.js';
+import { toRules, type ApprovalPolicy } from './approval-policy.js';
+
+/** An agent's `budget` (docs/budgets.md): what each of its runs may spend, and who raises it. */
+export interface AgentBudget extends BudgetLimits {
+  /**
+   * Who may approve a budget approval, its deadline and quorum. Default: the agent's
+   * `defaultOptions.approval`. A deadline that passes ends the run (`onTimeout: 'fail'` fails it);
+   * an expired budget approval never raises the limit.
+   */
+  approval?: Omit<ApprovalPolicy, 'remind'>;
+}
+
+/** The agent's `budget`, checked: `INVALID_AGENT` names the bad field. */
+export function checkAgentBudget(
+  agentId: string,
+  budget: AgentBudget | undefined,
+): AgentBudget | undefined {
+  if (budget === undefined) return undefined;
+  const { approval, ...limits } = budget;
+  const problem = budgetProblem(limits, `Agent "${agentId}": budget`);
+  if (problem) throw new TollgateError('INVALID_AGENT', problem);
+  if (!limits.tokens && !limits.cost) {
+    throw new TollgateError(
+      'INVALID_AGENT',
+      `Agent "${agentId}": budget declares no limit; give it tokens: { limit } or cost: { limit, prices }.`,
+    );
+  }
+  budgetRules(agentId, approval);
+  return budget;
+}
+
+/** The manifest's form of the budget: limits and the JSON-safe approval rules. */
+export function budgetManifest(
+  agentId: string,
+  budget: AgentBudget | undefined,
+): { limits: BudgetLimits; rules?: ApprovalRules } | undefined {
+  if (!budget) return undefined;
+  const { approval, ...limits } = budget;
+  const rules = budgetRules(agentId, approval);
+  return { limits, ...(rules ? { rules } : {}) };
+}
+
+function budgetRules(
+  agentId: string,
+  approval: AgentBudget['approval'],
+): ApprovalRules | undefined {
+  return toRules(approval, `Agent "${agentId}": budget.approval`);
+}
