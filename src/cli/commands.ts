@@ -5,6 +5,7 @@
  */
 import type { CommandSpec } from './command-spec.js';
 import { DEPLOYMENT_COMMANDS } from './deployment-commands.js';
+import { FOLLOW_COMMANDS } from './follow-commands.js';
 import { GRANT_COMMANDS } from './grant-commands.js';
 import { MCP_COMMANDS } from './mcp-commands.js';
 import { PROCESS_COMMANDS } from './process-commands.js';
@@ -14,6 +15,7 @@ export { GLOBAL_OPTIONS, type CommandSpec, type OptionSpec } from './command-spe
 
 export const COMMANDS: CommandSpec[] = [
   ...PROCESS_COMMANDS,
+  ...FOLLOW_COMMANDS,
   ...RUN_COMMANDS,
   ...GRANT_COMMANDS,
   ...MCP_COMMANDS,

@@ -1,7 +1,7 @@
 /**
  * The HTTP contract between the Tollgate server and its clients (the `tollgate/client` SDK, the
- * approval inbox, curl). Dependency-free and browser-safe: paths, bodies and the error shape.
- * Every route lives under `/api`. Streaming routes answer with Server-Sent Events.
+ * approval inbox, curl), dependency-free and browser-safe: paths, bodies and the error shape of
+ * the routes under `/api`. Streaming routes answer with Server-Sent Events.
  */
 import type { AgentListing } from './directory-types.js';
 import type { JsonValue } from './json.js';
@@ -167,7 +167,6 @@ export interface MoveRunBody {
 
 /** The run, and the builds it left and went to. */
 export type MoveRunResponse = MovedRun;
-
 export type ObserveBody = { runId: string; offset?: number };
 
 /** One pending call in the approvals inbox. */
