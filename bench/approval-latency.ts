@@ -59,10 +59,20 @@ export async function measureApprovalLatency(
   tollgate: Tollgate,
   options: { samples: number; warmups: number },
 ): Promise<ApprovalSample[]> {
-  const agent = tollgate.getAgent(APPROVAL_AGENT_ID);
+  const approve = approvalRunner(tollgate);
   const samples: ApprovalSample[] = [];
   progress(`approval: ${options.samples} sequential runs`);
   for (let i = 0; i < options.warmups + options.samples; i++) {
+    const sample = await approve();
+    if (i >= options.warmups) samples.push(sample);
+  }
+  return samples;
+}
+
+/** One approval at a time: a run parks on the gated lookup, is approved and read to its end. */
+export function approvalRunner(tollgate: Tollgate): () => Promise<ApprovalSample> {
+  const agent = tollgate.getAgent(APPROVAL_AGENT_ID);
+  return async () => {
     const first = await agent.generate('Please run the gated lookup.');
     expectThat(
       first.finishReason === 'suspended',
@@ -85,13 +95,10 @@ export async function measureApprovalLatency(
     );
     const toolStart = toolStarts.get(first.runId);
     expectThat(toolStart !== undefined, `the gated tool of ${first.runId} never started`);
-    if (i >= options.warmups) {
-      samples.push({
-        toToolStartMs: toolStart - approvedAt,
-        toUpdateDoneMs: updateDone - approvedAt,
-        toRunEndMs: runEnd - approvedAt,
-      });
-    }
-  }
-  return samples;
+    return {
+      toToolStartMs: toolStart - approvedAt,
+      toUpdateDoneMs: updateDone - approvedAt,
+      toRunEndMs: runEnd - approvedAt,
+    };
+  };
 }

@@ -13,7 +13,7 @@ import './quiet-runtime.js';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { approvalAgent, measureApprovalLatency, type ApprovalSample } from './approval-latency.js';
+import { approvalAgent, approvalRunner, type ApprovalSample } from './approval-latency.js';
 import { compareTable, type SideFigures, type PeerFigures } from './compare-report.js';
 import { environmentFacts, startEnvironment, type ServerChoice } from './environment.js';
 import { measureFloor } from './floor.js';
@@ -81,16 +81,14 @@ async function measureSide(label: string, choice: ServerChoice): Promise<SideFig
       { steps: options.steps, runs: options.runs, warmups: 1, samples: options.samples },
       tollgateRunner(env.tollgate),
       tollgateRunner(env.tollgate, LOCAL_PER_STEP_AGENT_ID),
+      approvalRunner(env.tollgate),
     );
     const inProcess = await measureInProcess(env.server.pid, {
       steps: options.steps,
       runs: options.runs,
       warmups: 1,
     });
-    const approvals: ApprovalSample[] = await measureApprovalLatency(env.tollgate, {
-      samples: options.samples,
-      warmups,
-    });
+    const approvals: ApprovalSample[] = floor.alongsideApprovals!;
     const http = await measureHttpApprove(env, { samples: options.samples, warmups });
     const parked = options.parked > 0 ? await measureParked(choice, env.server) : undefined;
     return {
@@ -228,8 +226,8 @@ async function main(): Promise<void> {
       ...facts.map((fact) => `environment: ${fact}`),
       `machine load before: ${loadBefore}`,
       `machine load after:  ${machineLoad()}`,
-      `per-step: median of ${options.runs} runs of ${options.steps} model steps (${options.steps - 1} tool calls, then text), per step, Tollgate's runs alternating with the floor's remote loop; ` +
-        `approvals: p50 of ${options.samples} sequential parked runs; parked runs: ${options.parked || 'skipped'}`,
+      `per-step: median of ${options.runs} runs of ${options.steps} model steps (${options.steps - 1} tool calls, then text), per step, Tollgate's runs alternating with the floor's remote and same-work loops; ` +
+        `approvals: p50 of ${options.samples} sequential parked runs, each after a bare and a same-work gate; parked runs: ${options.parked || 'skipped'}`,
       '',
       ...compareTable(sides, peer),
       '',

@@ -26,6 +26,7 @@ import {
   pokeUpdate,
   releaseSignal,
 } from './baseline/workflows.js';
+import type { ApprovalSample } from './approval-latency.js';
 import { cpuDuring, type CpuSample } from './cpu.js';
 import { expectThat, median, progress, timed } from './stats.js';
 import { quietBundleLogger } from './support/bundle-logger.js';
@@ -63,6 +64,8 @@ export interface FloorResult {
   signal: FloorGateSample[];
   /** Update → the answered gate's tool starts, and → its end, read by following its history. */
   sameWorkUpdate: FloorGateSample[];
+  /** The approvals of the runner alongside, each timed right after an update and a same-work gate. */
+  alongsideApprovals?: ApprovalSample[];
   /**
    * The physical limit: round trips of an update whose workflow task issues no command, on one
    * open workflow (client → server → worker → server → client), in ms.
@@ -77,6 +80,8 @@ export async function measureFloor(
   alongside?: (steps: number) => Promise<void>,
   /** The same, in turn with the local loop's runs (Tollgate's local mode). */
   alongsideLocal?: (steps: number) => Promise<void>,
+  /** An approval to time in turn with the update gates (Tollgate's approve → tool, → end). */
+  alongsideApproval?: () => Promise<ApprovalSample>,
 ): Promise<FloorResult> {
   const taskQueue = `floor-${randomUUID().slice(0, 8)}`;
   const native = await NativeConnection.connect({ address: server.address });
@@ -155,37 +160,48 @@ export async function measureFloor(
     const local = await loop(true, alongsideLocal);
     const localPerStepMs = local.perStepMs;
 
-    const gate = async (how: 'update' | 'signal' | 'same work') => {
-      const samples: FloorGateSample[] = [];
-      for (let i = 0; i < options.samples + options.warmups; i++) {
-        const id = `floor-gate-${randomUUID()}`;
-        const handle = await client.workflow.start(
-          how === 'same work' ? floorGateAnswered : floorGate,
-          { taskQueue, workflowId: id, args: [id] },
-        );
-        expectThat((await handle.executeUpdate(parkedUpdate)) === true, `${id} did not park`);
-        const sent = performance.now();
-        if (how === 'signal') await handle.signal(releaseSignal);
-        else await handle.executeUpdate(approveUpdate);
-        if (how === 'same work') await followToClose(client, id);
-        expectThat((await handle.result()) === `done ${id}`, `${id} did not run its activity`);
-        const end = performance.now();
-        const started = markedStarts.get(id);
-        markedStarts.delete(id);
-        expectThat(started !== undefined, `${id}: the activity never started`);
-        if (i >= options.warmups)
-          samples.push({ toActivityStartMs: started - sent, toEndMs: end - sent });
-      }
-      return samples;
+    const gateSample = async (how: 'update' | 'signal' | 'same work') => {
+      const id = `floor-gate-${randomUUID()}`;
+      const handle = await client.workflow.start(
+        how === 'same work' ? floorGateAnswered : floorGate,
+        { taskQueue, workflowId: id, args: [id] },
+      );
+      expectThat((await handle.executeUpdate(parkedUpdate)) === true, `${id} did not park`);
+      const sent = performance.now();
+      if (how === 'signal') await handle.signal(releaseSignal);
+      else await handle.executeUpdate(approveUpdate);
+      if (how === 'same work') await followToClose(client, id);
+      expectThat((await handle.result()) === `done ${id}`, `${id} did not run its activity`);
+      const end = performance.now();
+      const started = markedStarts.get(id);
+      markedStarts.delete(id);
+      expectThat(started !== undefined, `${id}: the activity never started`);
+      return { toActivityStartMs: started - sent, toEndMs: end - sent };
     };
     progress(`floor: ${options.samples} empty workflow tasks (no-op updates), the physical limit`);
     const emptyTaskMs = await emptyTaskRoundTrips(client, taskQueue, options);
-    progress(`floor: update -> activity start, ${options.samples} parked workflows`);
-    const update = await gate('update');
     progress(`floor: signal -> activity start, ${options.samples} parked workflows`);
-    const signal = await gate('signal');
-    progress(`floor: update -> answered gate's end, followed, ${options.samples} parked workflows`);
-    const sameWorkUpdate = await gate('same work');
+    const signal: FloorGateSample[] = [];
+    for (let i = 0; i < options.samples + options.warmups; i++) {
+      const sample = await gateSample('signal');
+      if (i >= options.warmups) signal.push(sample);
+    }
+    progress(
+      `floor: update -> activity start, and the same-work gate, ${options.samples} parked workflows each` +
+        (alongsideApproval ? ', each pair followed by an approval of the runner alongside' : ''),
+    );
+    const update: FloorGateSample[] = [];
+    const sameWorkUpdate: FloorGateSample[] = [];
+    const approvals: ApprovalSample[] = [];
+    for (let i = 0; i < options.samples + options.warmups; i++) {
+      const bare = await gateSample('update');
+      const sameWork = await gateSample('same work');
+      const alongsideSample = await alongsideApproval?.();
+      if (i < options.warmups) continue;
+      update.push(bare);
+      sameWorkUpdate.push(sameWork);
+      if (alongsideSample) approvals.push(alongsideSample);
+    }
     return {
       ...options,
       remotePerStepMs,
@@ -193,6 +209,7 @@ export async function measureFloor(
       sameWorkPerStepMs: remote.sameWorkPerStepMs,
       cpuPerStep: remote.cpu,
       sameWorkUpdate,
+      ...(alongsideApproval ? { alongsideApprovals: approvals } : {}),
       ...(remote.partnerPerStepMs !== undefined
         ? { alongsidePerStepMs: remote.partnerPerStepMs }
         : {}),
