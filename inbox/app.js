@@ -172,7 +172,7 @@ async function decide(row, kind, detail) {
     // Approving names the fingerprint shown: if the arguments changed, the server refuses.
     const stream =
       kind === 'approve'
-        ? await agent.approveToolCall({ runId, toolCallId, fingerprint })
+        ? await agent.approveToolCall({ runId, toolCallId, fingerprint, ...(detail ?? {}) })
         : kind === 'decline'
           ? await agent.declineToolCall({
               runId,

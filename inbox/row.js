@@ -92,6 +92,18 @@ function approvalControls(row, id, decide) {
     first: reason,
     onSubmit: () => decide(row, 'decline', reason.value.trim()),
   });
+  const handOff = handOffControls(row, id, decide);
+  // A budget approval is approved with the amount that raises the run's limit (docs/budgets.md):
+  // its own form, and no batch selection, since "Approve selected" sends no amount.
+  if (row.item.budget) {
+    const raise = raiseControls(row, id, decide);
+    return [
+      h('div', { class: 'buttons' }, raise.button, decline.button, handOff.button),
+      raise.form,
+      decline.form,
+      handOff.form,
+    ];
+  }
   const approve = h(
     'button',
     { type: 'button', class: 'primary', onclick: () => decide(row, 'approve') },
@@ -106,7 +118,6 @@ function approvalControls(row, id, decide) {
     onchange: () => row.el.dispatchEvent(new Event('selection', { bubbles: true })),
   });
   row.parts.select = select;
-  const handOff = handOffControls(row, id, decide);
   return [
     h(
       'div',
@@ -119,6 +130,35 @@ function approvalControls(row, id, decide) {
     decline.form,
     handOff.form,
   ];
+}
+
+/** Approve a budget approval: the amount (positive) that raises the run's limit, then confirm. */
+function raiseControls(row, id, decide) {
+  const { metric } = row.item.budget;
+  const amount = h('input', {
+    id: `${id}-amount`,
+    name: 'amount',
+    // No `min`: the browser would then refuse the form silently; the check below says why.
+    type: 'number',
+    step: 'any',
+    inputmode: 'decimal',
+  });
+  return inlineForm({
+    label: 'Approve…',
+    formClass: 'raise-form',
+    confirm: h('button', { type: 'submit', class: 'primary' }, 'Approve and raise'),
+    fields: [h('label', { for: `${id}-amount` }, `Raise the ${metric} limit by`), amount],
+    first: amount,
+    onSubmit: () => {
+      const value = Number(amount.value);
+      if (amount.value.trim() === '' || !Number.isFinite(value) || value <= 0) {
+        row.parts.error.textContent = `Give the amount that raises the ${metric} limit: a number above 0.`;
+        amount.focus();
+        return;
+      }
+      decide(row, 'approve', { amount: value });
+    },
+  });
 }
 
 /**
@@ -205,6 +245,10 @@ export function refreshFacts(row) {
     item.expiresAt !== undefined && [
       'Expires',
       h('time', { class: 'expires', datetime: item.expiresAt, title: localTime(item.expiresAt) }),
+    ],
+    item.budget !== undefined && [
+      'Budget',
+      `${item.budget.metric}: ${item.budget.used} used of ${item.budget.limit}`,
     ],
     item.approvers?.length > 0 && ['Approvers', item.approvers.join(', ')],
     // The last escalation or hand-off: why these approvers decide now.

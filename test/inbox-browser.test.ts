@@ -67,6 +67,19 @@ describe('the approval inbox in a browser', () => {
     model: scriptedModel(byPrompt),
     tools: { deleteRecord: deleteRecord.tool, 'book-trip': bookTrip },
   });
+  // Each model step costs 10 tokens: at its limit of 10 the run asks for a budget approval.
+  const budgetSteps: number[] = [];
+  const budgeted = new Agent({
+    id: 'inbox-budget-agent',
+    model: scriptedModel((prompt) => {
+      budgetSteps.push(prompt.length);
+      const outputs = lastToolOutputs(prompt);
+      if (outputs) return { text: `Result: ${outputsText(outputs)}` };
+      return { toolCalls: [{ toolName: 'deleteRecord', args: { id: 'rec-budget' } }] };
+    }),
+    tools: { deleteRecord: recordingTool('delete-record', {}).tool },
+    budget: { tokens: { limit: 10 } },
+  });
   const pageErrors: string[] = [];
   let tollgate: Tollgate;
   let server: ListeningServer;
@@ -74,7 +87,7 @@ describe('the approval inbox in a browser', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent], 'inbox-browser');
+    tollgate = await hostAgents([agent, budgeted], 'inbox-browser');
     server = await createTollgateServer({
       tollgate,
       auth: { tokens: [{ token: TOKEN, id: 'alice', roles: ['ops'] }] },
@@ -404,6 +417,34 @@ describe('the approval inbox in a browser', () => {
     // Cleared for the other tests, which share the agent.
     await ops().declineToolCallGenerate({ runId: guarded, decidedBy: { id: 'bob' } });
     await ops().declineToolCallGenerate({ runId: unpicked });
+    await page.close();
+  });
+  it('approves a budget approval with the amount typed inline; a bad amount is refused on the page', async () => {
+    const thread = uniqueId('inbox-budget');
+    const first = await tollgate
+      .getAgent('inbox-budget-agent')
+      .generate('work', { memory: { thread, resource: 'inbox-user' } });
+    expect(first.finishReason).toBe('suspended');
+    expect(budgetSteps).toHaveLength(1);
+    const page = await openInbox(thread);
+    const row = await rowOf(page, first.runId);
+    await row.locator('dd', { hasText: 'tokens: 10 used of 10' }).waitFor({ timeout: UI_WAIT_MS });
+    // No batch selection for a budget approval: "Approve selected" sends no amount.
+    expect(await row.getByLabel('Select').count()).toBe(0);
+    await row.getByRole('button', { name: 'Approve…' }).click();
+    await row.getByLabel('Raise the tokens limit by').fill('-5');
+    await row.getByRole('button', { name: 'Approve and raise' }).click();
+    await row.locator('.error', { hasText: 'a number above 0' }).waitFor({ timeout: UI_WAIT_MS });
+    expect(budgetSteps).toHaveLength(1);
+    await row.getByLabel('Raise the tokens limit by').fill('100');
+    await row.getByRole('button', { name: 'Approve and raise' }).click();
+    await outcomeOf(row, 'The run completed');
+    expect(budgetSteps).toHaveLength(2);
+    const audit = await tollgate.getAgent('inbox-budget-agent').getAuditTrail(first.runId);
+    expect(audit).toContainEqual(
+      expect.objectContaining({ type: 'decision', decidedBy: { id: 'alice', roles: ['ops'] } }),
+    );
+    expect(JSON.stringify(audit)).toContain('"amount":100');
     await page.close();
   });
 });
