@@ -5,34 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
-import { Agent, createTool, Tollgate, type Chunk } from '../src/index.js';
+import { Agent, Tollgate, type Chunk } from '../src/index.js';
 import { counterId, dayOf } from '../src/common/shared-budget.js';
 import { BUDGET_COUNTER_MEMO_KEY } from '../src/common/wire.js';
-import { scriptedModel } from '../src/testing/index.js';
+import { budgetWork } from './support/budget-work.js';
 import { chunksOf, uniqueId, uniqueQueue } from './support/harness.js';
 
 const FINANCE = { id: 'fin', roles: ['finance'] };
 const LIMIT = 50;
 
 describe('shared budgets: runs of one resource share a daily token limit', () => {
-  let modelSteps = 0;
-  let executions = 0;
   // Two tool steps of 10 tokens, then a reply of 15 (10 in, 'Done.' out): 35 tokens a run.
-  const model = scriptedModel((prompt) => {
-    modelSteps++;
-    const results = prompt.filter((message) => message.role === 'tool').length;
-    if (results >= 2) return { text: 'Done.' };
-    return { toolCalls: [{ toolName: 'work', args: { n: results + 1 } }] };
-  });
-  const work = createTool({
-    id: 'work',
-    inputSchema: z.object({ n: z.number() }),
-    execute: async ({ n }) => {
-      executions++;
-      return { worked: n };
-    },
-  });
+  const { counts, model, work } = budgetWork(2);
   const agent = new Agent({
     id: 'shared-budget-agent',
     model,
@@ -47,6 +31,15 @@ describe('shared budgets: runs of one resource share a daily token limit', () =>
   const a = () => tollgate.getAgent('shared-budget-agent');
   const start = (resource: string) =>
     a().stream('work until done', { memory: { thread: uniqueId('t'), resource } });
+  /** Starts a run of `resource` and reads it until it parks; the counts are reset first. */
+  async function parked(resource: string) {
+    counts.modelSteps = 0;
+    counts.executions = 0;
+    const stream = await start(resource);
+    const chunks = await chunksOf(stream);
+    expect(await stream.finishReason).toBe('suspended');
+    return { runId: stream.runId, chunks };
+  }
   const counterMemo = async (resource: string) => {
     const ref = { per: 'resource' as const, key: resource, period: dayOf(Date.now()) };
     const id = counterId(tollgate.taskQueue, 'shared-budget-agent', ref);
@@ -71,14 +64,10 @@ describe('shared budgets: runs of one resource share a daily token limit', () =>
     expect((await first.usage).totalTokens).toBe(35);
     expect(firstChunks.filter((chunk) => chunk.type === 'budget-warning')).toHaveLength(1);
 
-    modelSteps = 0;
-    executions = 0;
-    const second = await start(resource);
-    const chunks = await chunksOf(second);
-    expect(await second.finishReason).toBe('suspended');
+    const { runId, chunks } = await parked(resource);
     // 35 spent, step 1 (45), step 2 (55): the check before step 3 stops it.
-    expect(modelSteps).toBe(2);
-    expect(executions).toBe(2);
+    expect(counts.modelSteps).toBe(2);
+    expect(counts.executions).toBe(2);
     const shared = { per: 'resource', key: resource, period: dayOf(Date.now()) };
     const warnings = chunks.filter((chunk) => chunk.type === 'budget-warning');
     expect(warnings.map((chunk) => chunk.payload)).toEqual([
@@ -92,33 +81,28 @@ describe('shared budgets: runs of one resource share a daily token limit', () =>
       args: ask,
       budget: ask,
     });
-    const runId = second.runId;
     await expect(a().approveToolCall({ runId, decidedBy: FINANCE })).rejects.toMatchObject({
       code: 'INVALID_BUDGET_AMOUNT',
     });
     const approved = await a().approveToolCall({ runId, amount: 100, decidedBy: FINANCE });
     await chunksOf(approved);
     expect(await approved.finishReason).toBe('stop');
-    expect(modelSteps).toBe(3);
-    expect(executions).toBe(2);
+    expect(counts.modelSteps).toBe(3);
+    expect(counts.executions).toBe(2);
     expect(await counterMemo(resource)).toMatchObject({ usage: { totalTokens: 70 }, runs: 2 });
 
     // The raise was the second run's own: a third run still stops at the shared limit.
-    modelSteps = 0;
-    executions = 0;
-    const third = await start(resource);
-    const thirdChunks = await chunksOf(third);
-    expect(await third.finishReason).toBe('suspended');
-    expect(modelSteps).toBe(0);
-    expect(thirdChunks.find((chunk) => chunk.type === 'tool-call-approval')?.payload).toMatchObject(
-      { budget: { metric: 'tokens', used: 70, limit: LIMIT, shared } },
-    );
+    const third = await parked(resource);
+    expect(counts.modelSteps).toBe(0);
+    expect(
+      third.chunks.find((chunk) => chunk.type === 'tool-call-approval')?.payload,
+    ).toMatchObject({ budget: { metric: 'tokens', used: 70, limit: LIMIT, shared } });
     const declined = await a().declineToolCall({ runId: third.runId, decidedBy: FINANCE });
     const rest: Chunk[] = await chunksOf(declined);
     expect(await declined.finishReason).toBe('length');
     expect(rest.some((chunk) => chunk.type === 'step-start')).toBe(false);
-    expect(modelSteps).toBe(0);
-    expect(executions).toBe(0);
+    expect(counts.modelSteps).toBe(0);
+    expect(counts.executions).toBe(0);
     expect(await counterMemo(resource)).toMatchObject({ usage: { totalTokens: 70 }, runs: 2 });
   }, 120_000);
 
