@@ -22,8 +22,11 @@ export type {
   BudgetMetric,
   BudgetPrices,
   CostBudget,
+  SharedBudgetRef,
+  SharedScope,
   TokenBudget,
 } from './common/budget.js';
+export type { SharedBudget } from './common/shared-budget.js';
 export type {
   CompactionInfo,
   ConversationCompactor,

@@ -4,12 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
-import { Agent, createTool, Tollgate, type Chunk } from '../src/index.js';
+import { Agent, Tollgate, type Chunk } from '../src/index.js';
 import type { TollgateClient } from '../src/http-client/index.js';
 import type { ListeningServer } from '../src/server/index.js';
-import { scriptedModel } from '../src/testing/index.js';
 import { cli } from './support/cli.js';
+import { budgetWork } from './support/budget-work.js';
 import { chunksOf, uniqueQueue } from './support/harness.js';
 import { serveOverHttp } from './support/served.js';
 
@@ -17,23 +16,8 @@ const TOKEN = 'budgets-token-0123456789abcdef';
 const FINANCE = { id: 'fin', roles: ['finance'] };
 
 describe('budgets: a run at its token limit waits for a budget approval', () => {
-  let modelSteps = 0;
-  let executions = 0;
-  // Each step costs 10 tokens (the scripted model's input count, no text); the fifth step replies.
-  const model = scriptedModel((prompt) => {
-    modelSteps++;
-    const results = prompt.filter((message) => message.role === 'tool').length;
-    if (results >= 4) return { text: 'Done.' };
-    return { toolCalls: [{ toolName: 'work', args: { n: results + 1 } }] };
-  });
-  const work = createTool({
-    id: 'work',
-    inputSchema: z.object({ n: z.number() }),
-    execute: async ({ n }) => {
-      executions++;
-      return { worked: n };
-    },
-  });
+  // Each step costs 10 tokens; the fifth step replies.
+  const { counts, model, work } = budgetWork(4);
   const agent = new Agent({
     id: 'budget-agent',
     model,
@@ -64,8 +48,8 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
 
   /** Starts a run and reads its stream until it parks; the counters are reset first. */
   async function parked(options: Parameters<ReturnType<typeof a>['stream']>[1] = {}) {
-    modelSteps = 0;
-    executions = 0;
+    counts.modelSteps = 0;
+    counts.executions = 0;
     const stream = await a().stream('work until done', options);
     const chunks = await chunksOf(stream);
     expect(await stream.finishReason).toBe('suspended');
@@ -74,8 +58,8 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
 
   it('parks before step 4 after exactly 3 steps, warns once, refuses bad decisions without history, and goes on by the amount approved', async () => {
     const { runId, chunks } = await parked();
-    expect(modelSteps).toBe(3);
-    expect(executions).toBe(3);
+    expect(counts.modelSteps).toBe(3);
+    expect(counts.executions).toBe(3);
     const warnings = chunks.filter((chunk) => chunk.type === 'budget-warning');
     expect(warnings.map((chunk) => chunk.payload)).toEqual([
       { metric: 'tokens', used: 20, warnAt: 20, limit: 30 },
@@ -110,14 +94,14 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
       a().approveToolCall({ runId, amount: -5, decidedBy: FINANCE }),
     ).rejects.toMatchObject({ code: 'INVALID_BUDGET_AMOUNT' });
     expect(await events(runId)).toBe(before);
-    expect(modelSteps).toBe(3);
+    expect(counts.modelSteps).toBe(3);
 
     const approved = await a().approveToolCall({ runId, amount: 1000, decidedBy: FINANCE });
     const rest = await chunksOf(approved);
     expect(await approved.finishReason).toBe('stop');
     expect(await approved.text).toBe('Done.');
-    expect(modelSteps).toBe(5);
-    expect(executions).toBe(4);
+    expect(counts.modelSteps).toBe(5);
+    expect(counts.executions).toBe(4);
     expect(rest.filter((chunk) => chunk.type === 'budget-warning')).toHaveLength(0);
     const audit = await a().getAuditTrail(runId);
     expect(audit).toContainEqual(
@@ -137,21 +121,21 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
     const rest: Chunk[] = await chunksOf(declined);
     expect(await declined.finishReason).toBe('length');
     expect(rest.some((chunk) => chunk.type === 'step-start')).toBe(false);
-    expect(modelSteps).toBe(3);
-    expect(executions).toBe(3);
+    expect(counts.modelSteps).toBe(3);
+    expect(counts.executions).toBe(3);
     const description = await client.workflow.getHandle(runId).describe();
     expect(description.status.name).toBe('COMPLETED');
   }, 90_000);
 
   it('over HTTP a request tightens the budget (parks after 2 steps) and the CLI approves with --amount', async () => {
-    modelSteps = 0;
-    executions = 0;
+    counts.modelSteps = 0;
+    counts.executions = 0;
     const stream = await remote
       .getAgent('budget-agent')
       .stream('work until done', { budget: { tokens: { limit: 15 } } });
     await chunksOf(stream);
     expect(await stream.finishReason).toBe('suspended');
-    expect(modelSteps).toBe(2);
+    expect(counts.modelSteps).toBe(2);
     const runId = stream.runId;
     await expect(
       remote.getAgent('budget-agent').approveToolCall({ runId, amount: 0 }),
@@ -164,7 +148,7 @@ describe('budgets: a run at its token limit waits for a budget approval', () => 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('run finished (stop)');
-    expect(modelSteps).toBe(5);
-    expect(executions).toBe(4);
+    expect(counts.modelSteps).toBe(5);
+    expect(counts.executions).toBe(4);
   }, 90_000);
 });

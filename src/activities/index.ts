@@ -35,6 +35,8 @@ import { channelManifest, type CheckedChannels } from '../channels/channel-optio
 import { postNotice } from '../channels/post-notice.js';
 import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
+import type { SharedSpendInput } from '../common/shared-budget.js';
+import { commitSharedSpend, readSharedSpend } from './shared-spend.js';
 import type { ReplayCheckInput } from '../common/deployment-types.js';
 import { checkReplay } from './replay-check.js';
 
@@ -102,6 +104,10 @@ export function createActivities(deps: ActivityDeps) {
     sendChannelNotice: (input: ChannelNoticeInput) =>
       classified(() => postNotice(requireChannels(deps.channels), input)),
     findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
+    readSharedSpend: (input: SharedSpendInput) =>
+      classified(() => readSharedSpend(deps.client, input)),
+    commitSharedSpend: (input: SharedSpendInput) =>
+      classified(() => commitSharedSpend(deps.client, input)),
     extractResumeData: (input: ExtractResumeDataInput) =>
       classified(() => extractResumeData(deps.agents, input)),
     checkReplay: (input: ReplayCheckInput) =>

@@ -44,13 +44,28 @@ export interface BudgetLimits {
 
 export type BudgetMetric = keyof BudgetLimits;
 
+/** What a shared budget's spend is kept under: the run's memory thread, its resource, its agent. */
+export type SharedScope = 'thread' | 'resource' | 'agent';
+
+/** Which counter of a shared budget (docs/budgets.md "Shared budgets") an ask or warning is about. */
+// A type, not an interface: it travels inside JSON-typed approval args.
+export type SharedBudgetRef = {
+  per: SharedScope;
+  /** The thread id, resource id or agent id; `''` for a run without a thread or resource. */
+  key: string;
+  /** The UTC day counted, `YYYY-MM-DD`. */
+  period: string;
+};
+
 /** What a budget approval asks for: shown as the approval's `args` and as its `budget` field. */
 export interface BudgetAsk {
   metric: BudgetMetric;
-  /** Spent so far (tokens, or cost in the price table's currency). */
+  /** Spent so far (tokens, or cost in the price table's currency); of a shared budget: by all its runs. */
   used: number;
-  /** The run's limit that `used` reached. */
+  /** The run's limit that `used` reached (of a shared budget: its limit plus this run's raises). */
   limit: number;
+  /** Set when a shared budget stopped the run: which counter. */
+  shared?: SharedBudgetRef;
 }
 
 /** The `toolName` of a budget approval: it names no tool of the agent. */

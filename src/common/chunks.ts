@@ -1,5 +1,5 @@
 import type { Reassignment } from './decision-types.js';
-import type { BudgetAsk, BudgetMetric } from './budget.js';
+import type { BudgetAsk, BudgetMetric, SharedBudgetRef } from './budget.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** Token counts, summed over steps where a run reports a total. */
@@ -105,7 +105,14 @@ export interface ChunkPayloads {
    * Not in SPEC §4's table (docs/budgets.md): the run has spent `used` of `metric`, past the
    * budget's `warnAt`. Logged once per metric per run, after the step that crossed it.
    */
-  'budget-warning': { metric: BudgetMetric; used: number; warnAt: number; limit: number };
+  'budget-warning': {
+    metric: BudgetMetric;
+    used: number;
+    warnAt: number;
+    limit: number;
+    /** Set when a shared budget warns: which counter; `used` is what all its runs spent. */
+    shared?: SharedBudgetRef;
+  };
 }
 
 export type ChunkType = keyof ChunkPayloads;

@@ -76,6 +76,16 @@ export interface BudgetCarry {
   warned: Array<'tokens' | 'cost'>;
   /** Budget approvals asked so far (their ids count on). */
   asks: number;
+  /** A run with shared budgets: what approvals raised and which warnings were given. */
+  shared?: SharedBudgetCarry;
+}
+
+/** What a run's shared budgets carry across a continue-as-new (docs/budgets.md "Shared budgets"). */
+export interface SharedBudgetCarry {
+  /** Raises approved for this run, by counter and metric. */
+  raised: Record<string, number>;
+  /** Scopes and metrics whose warning was logged (`<per>/<metric>`). */
+  warned: string[];
 }
 
 /** Bytes of a value as JSON (UTF-8), close to what Temporal's payload converter stores. */

@@ -21,10 +21,12 @@ import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { ForkPointAnswer } from './fork-point.js';
 import type { JsonValue } from './json.js';
 import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
+import type { CounterCommit, SpentUsage } from './shared-budget.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
 import type { ThreadAppend } from './thread-types.js';
 import {
   AUTO_RESUME_UPDATE,
+  BUDGET_COUNTER_UPDATES,
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
   GRANTS_UPDATES,
@@ -111,3 +113,8 @@ export const mcpPinUpdate = defineUpdate<McpPinsState, [Record<string, StoredPin
 
 /** Drops stored pins on purpose (an operator accepts changed definitions); answers the record. */
 export const mcpRepinUpdate = defineUpdate<McpPinsState, [McpRepinRequest]>(MCP_PINS_UPDATES.repin);
+
+/** Adds one step's usage to a shared budget's counter; answers the counter's new total. */
+export const budgetCommitUpdate = defineUpdate<SpentUsage, [CounterCommit]>(
+  BUDGET_COUNTER_UPDATES.commit,
+);

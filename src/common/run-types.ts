@@ -7,6 +7,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 import type { ForkStart } from './fork-types.js';
 import type { BudgetAsk, BudgetLimits } from './budget.js';
+import type { SharedBudget } from './shared-budget.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
 export type ToolApprovalMode = 'always' | 'never' | 'predicate';
@@ -76,7 +77,7 @@ export interface AgentManifest {
   /** Present when the agent compacts long conversations (`conversation.compact`). */
   conversation?: CompactionManifest;
   /** Present when the agent declares a `budget` (docs/budgets.md): its limits and approval rules. */
-  budget?: { limits: BudgetLimits; rules?: ApprovalRules };
+  budget?: { limits: BudgetLimits; rules?: ApprovalRules; shared?: SharedBudget[] };
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */

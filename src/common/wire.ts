@@ -140,6 +140,18 @@ export const GRANTS_UPDATES = {
 /** Memo key under which the grants registry keeps its `GrantsState`. */
 export const GRANTS_MEMO_KEY = 'tollgateGrants';
 
+/**
+ * Workflow type of one shared budget's counter: one per task queue, agent, scope, key and UTC day
+ * (docs/budgets.md "Shared budgets"); it closes a day after its day ends.
+ */
+export const BUDGET_COUNTER_WORKFLOW = 'budgetCounter';
+
+/** Internal update of a counter: adds one step's usage, answers the new total. */
+export const BUDGET_COUNTER_UPDATES = { commit: 'tollgate.budgetCommit' } as const;
+
+/** Memo key under which a counter shows its scope, key, day and summed usage. */
+export const BUDGET_COUNTER_MEMO_KEY = 'tollgateBudgetSpend';
+
 /** Workflow type of the stored pins of one MCP server on one task queue, kept open (docs/mcp.md). */
 export const MCP_PINS_WORKFLOW = 'mcpPinsRegistry';
 

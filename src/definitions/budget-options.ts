@@ -1,6 +1,7 @@
 import type { ApprovalRules } from '../common/approval-rules.js';
 import { budgetProblem, type BudgetLimits } from '../common/budget.js';
 import { TollgateError } from '../common/errors.js';
+import { sharedBudgetsProblem, type SharedBudget } from '../common/shared-budget.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 
 /** An agent's `budget` (docs/budgets.md): what each of its runs may spend, and who raises it. */
@@ -11,6 +12,11 @@ export interface AgentBudget extends BudgetLimits {
    * an expired budget approval never raises the limit.
    */
   approval?: Omit<ApprovalPolicy, 'remind'>;
+  /**
+   * Limits the agent's runs share per thread, resource or agent per UTC day (docs/budgets.md
+   * "Shared budgets"), counted in Temporal. At most one per `per`. Default: none.
+   */
+  shared?: SharedBudget[];
 }
 
 /** The agent's `budget`, checked: `INVALID_AGENT` names the bad field. */
@@ -19,13 +25,15 @@ export function checkAgentBudget(
   budget: AgentBudget | undefined,
 ): AgentBudget | undefined {
   if (budget === undefined) return undefined;
-  const { approval, ...limits } = budget;
-  const problem = budgetProblem(limits, `Agent "${agentId}": budget`);
+  const { approval, shared, ...limits } = budget;
+  const problem =
+    budgetProblem(limits, `Agent "${agentId}": budget`) ??
+    sharedBudgetsProblem(shared, `Agent "${agentId}": budget.shared`);
   if (problem) throw new TollgateError('INVALID_AGENT', problem);
-  if (!limits.tokens && !limits.cost) {
+  if (!limits.tokens && !limits.cost && !shared?.length) {
     throw new TollgateError(
       'INVALID_AGENT',
-      `Agent "${agentId}": budget declares no limit; give it tokens: { limit } or cost: { limit, prices }.`,
+      `Agent "${agentId}": budget declares no limit; give it tokens: { limit }, cost: { limit, prices } or shared: [...].`,
     );
   }
   budgetRules(agentId, approval);
@@ -36,11 +44,17 @@ export function checkAgentBudget(
 export function budgetManifest(
   agentId: string,
   budget: AgentBudget | undefined,
-): { limits: BudgetLimits; rules?: ApprovalRules } | undefined {
+): { limits: BudgetLimits; rules?: ApprovalRules; shared?: SharedBudget[] } | undefined {
   if (!budget) return undefined;
-  const { approval, ...limits } = budget;
+  const { approval, shared, ...limits } = budget;
   const rules = budgetRules(agentId, approval);
-  return { limits, ...(rules ? { rules } : {}) };
+  return {
+    limits,
+    ...(rules ? { rules } : {}),
+    ...(shared?.length
+      ? { shared: shared.map((entry) => ({ ...entry, period: 'day' as const })) }
+      : {}),
+  };
 }
 
 function budgetRules(

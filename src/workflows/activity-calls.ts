@@ -6,6 +6,7 @@ import type { JsonValue } from '../common/json.js';
 import type { ChannelNoticeInput } from '../common/channel-types.js';
 import type { ReplayCheckAnswer, ReplayCheckInput } from '../common/deployment-types.js';
 import type { FindGrantsInput, Grant } from '../common/grant-types.js';
+import type { SharedSpendInput, SpentUsage } from '../common/shared-budget.js';
 import type {
   AgentManifest,
   EvaluateGatesInput,
@@ -78,6 +79,32 @@ export function findGrants(input: FindGrantsInput): Promise<Grant[]> {
     },
     [input],
   );
+}
+
+/**
+ * A run's shared budgets (docs/budgets.md "Shared budgets"): reads their counters before a step,
+ * or commits the step's usage after it. Retried for a while: a run that cannot count waits rather
+ * than spend unseen, and fails after the retries rather than run past a limit it cannot read.
+ */
+export function sharedSpend(input: SharedSpendInput): Promise<SpentUsage[]> {
+  const options: ActivityOptions = {
+    startToCloseTimeout: '30 seconds',
+    retry: {
+      maximumAttempts: 10,
+      initialInterval: '1 second',
+      nonRetryableErrorTypes: NON_RETRYABLE,
+    },
+  };
+  const what = input.counters.map(({ ref }) => `${ref.per} ${ref.key || '(none)'}`).join(', ');
+  return input.commit
+    ? control.commitSharedSpend.executeWithOptions(
+        { ...options, summary: `count step ${input.commit.step} in shared budgets: ${what}` },
+        [input],
+      )
+    : control.readSharedSpend.executeWithOptions(
+        { ...options, summary: `read shared budgets: ${what}` },
+        [input],
+      );
 }
 
 /** A compaction hook may call a model: it gets a model call's time, and heartbeats. */

@@ -204,6 +204,7 @@ async function runSteps(
     state.addUsage(last.usage);
     state.log.emit('step-finish', { step, finishReason: last.finishReason, usage: last.usage });
     budget?.afterStep();
+    if (budget?.shared) await budget.shared.commit(step, last.usage);
     if (calls.length === 0) break;
     checkStepFits(manifest, state, step);
     const gated = await decideGates(gateContext, calls);

@@ -13,6 +13,7 @@ import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { awaitApproval } from './approval-wait.js';
 import { expiredFailure } from './tool-results.js';
 import type { ToolRunContext } from './tool-run-context.js';
+import { SharedBudgets } from './shared-budgets.js';
 
 const METRICS: readonly BudgetMetric[] = ['tokens', 'cost'];
 
@@ -27,12 +28,16 @@ export class BudgetGate {
   private readonly limits: Record<BudgetMetric, number | undefined>;
   private readonly warned: Set<BudgetMetric>;
   private asks: number;
+  /** The agent's shared budgets (docs/budgets.md "Shared budgets"), when it declares any. */
+  readonly shared: SharedBudgets | undefined;
 
   private constructor(
     private readonly context: ToolRunContext,
     private readonly budget: BudgetLimits,
     carried: BudgetCarry | undefined,
   ) {
+    const shared = context.manifest.budget?.shared;
+    this.shared = shared?.length ? new SharedBudgets(context, shared, carried?.shared) : undefined;
     this.limits = {
       tokens: carried?.limits.tokens ?? budget.tokens?.limit,
       cost: carried?.limits.cost ?? budget.cost?.limit,
@@ -43,8 +48,9 @@ export class BudgetGate {
 
   /** The run's gate, or `undefined` when neither its agent nor its request declares a budget. */
   static of(context: ToolRunContext): BudgetGate | undefined {
-    const budget = tightenBudget(context.manifest.budget?.limits, context.input.budget);
-    if (!budget || (!budget.tokens && !budget.cost)) return undefined;
+    const budget = tightenBudget(context.manifest.budget?.limits, context.input.budget) ?? {};
+    const shared = context.manifest.budget?.shared?.length ?? 0;
+    if (!budget.tokens && !budget.cost && shared === 0) return undefined;
     return new BudgetGate(context, budget, context.input.continued?.budget);
   }
 
@@ -56,7 +62,8 @@ export class BudgetGate {
         this.limits[metric]!,
       ]),
     );
-    return { limits, warned: [...this.warned], asks: this.asks };
+    const shared = this.shared ? { shared: this.shared.carry } : {};
+    return { limits, warned: [...this.warned], asks: this.asks, ...shared };
   }
 
   /** After a model step's usage is counted: one warning per metric whose `warnAt` it passed. */
@@ -74,17 +81,20 @@ export class BudgetGate {
   }
 
   /**
-   * Before a model step: while a metric has reached its limit, the run waits for a budget
-   * approval. Approved: the limit rises by the approver's amount. Resolves `true` when the step may
-   * run, `false` when a decline (or an expiry) ends the run.
+   * Before a model step: while a metric has reached its limit (the run's own, then a shared one),
+   * the run waits for a budget approval. Approved: the limit rises by the approver's amount, for
+   * this run only. Resolves `true` when the step may run, `false` when a decline (or an expiry)
+   * ends the run.
    */
   async beforeStep(): Promise<boolean> {
     for (;;) {
-      const ask = this.reached();
+      // Without shared budgets nothing is awaited here: such runs record what they did before.
+      const ask = this.reached() ?? (this.shared ? await this.shared.reached() : undefined);
       if (!ask) return true;
       const raise = await this.approval(ask);
       if (raise === undefined) return false;
-      this.limits[ask.metric] = ask.limit + raise;
+      if (ask.shared && this.shared) this.shared.raise({ ...ask, shared: ask.shared }, raise);
+      else this.limits[ask.metric] = ask.limit + raise;
     }
   }
 
