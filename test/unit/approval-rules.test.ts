@@ -101,4 +101,26 @@ describe('approval rule merging and checks (pure, no server)', () => {
       approvers: ['role:ops'],
     });
   });
+  it('checks escalation levels: 1 to 10 of them, each after a duration or a number of reminders, to usable approvers', () => {
+    const ok = {
+      escalate: [
+        { afterReminders: 2, to: ['role:managers'] },
+        { afterMs: 60_000, to: ['carol'] },
+      ],
+    };
+    expect(checkRules(ok, 'tools.wire')).toEqual(ok);
+    const bad: Array<[unknown, RegExp]> = [
+      [[], /tools\.wire\.escalate must be 1 to 10 levels/],
+      [Array.from({ length: 11 }, () => ({ afterMs: 1, to: ['a'] })), /1 to 10 levels/],
+      [[{ to: ['a'] }], /tools\.wire\.escalate\[0\]\.after must be a duration/],
+      [[{ afterMs: 1, afterReminders: 1, to: ['a'] }], /\[0\]\.after must be/],
+      [[{ afterReminders: 0, to: ['a'] }], /\[0\]\.after must be/],
+      [[{ afterReminders: 1.5, to: ['a'] }], /\[0\]\.after must be/],
+      [[{ afterMs: -5, to: ['a'] }], /\[0\]\.after must be/],
+      [[{ afterMs: 1000, to: [] }], /tools\.wire\.escalate\[0\]\.to/],
+    ];
+    for (const [escalate, message] of bad) {
+      expect(() => checkRules({ escalate } as never, 'tools.wire')).toThrow(message);
+    }
+  });
 });
