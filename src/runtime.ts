@@ -8,7 +8,7 @@ import { checkChannels, type CheckedChannels } from './channels/channel-options.
 import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
-import { checkScope } from './common/scope.js';
+import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import { openLiveTransport } from './live/live-options.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
@@ -82,14 +82,11 @@ export class Tollgate {
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
-    this.directory = new AgentDirectory(
-      () => this.connections.client(),
-      this.taskQueue,
-      seenWithin,
-    );
     const client = () => this.connections.client();
+    this.directory = new AgentDirectory(client, this.taskQueue, seenWithin);
     const pollers = async () => (await this.workerPollers()).pollers;
-    this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);
+    const agentOf = (id: string, scope?: Scope) => this.getAgent(id, scope ? { scope } : {});
+    this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers, agentOf);
     this.mcpPins = new McpPinRegistry(client, this.taskQueue, pollers);
     this.deployments = new Deployments(client, this.taskQueue, seenWithin);
     const telemetry = options.telemetry;

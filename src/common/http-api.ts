@@ -63,7 +63,8 @@ export const APPROVALS_ROUTE = '/approvals';
 /**
  * Grants (docs/grants.md). GET `/api/grants`: the live grants the token may see, query
  * `GrantsQuery`, JSON `GrantsResponse`. POST: body `GrantBody`, JSON `GrantResponse` (201), given
- * in the token's name. DELETE `/api/grants/:grantId`: revokes it, JSON `GrantResponse`.
+ * in the token's name. DELETE `/api/grants/:grantId`: revokes it, JSON `GrantResponse`. POST
+ * `/api/grants/:grantId/release`: approves the waiting calls it covers, `GrantReleaseResponse`.
  */
 export const GRANTS_ROUTE = '/grants';
 

@@ -1,6 +1,11 @@
 import { isGrpcDeadlineError, type Client } from '@temporalio/client';
 import { parseDuration } from '../common/approval-rules.js';
-import type { AppliedDecision, DecisionInput, DecisionKind } from '../common/decision-types.js';
+import type {
+  AppliedDecision,
+  DecisionGrant,
+  DecisionInput,
+  DecisionKind,
+} from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import { decisionUpdates } from '../common/messages.js';
@@ -10,6 +15,14 @@ import { callFailure } from './call-failure.js';
 import type { SeenRun } from './scope-guard.js';
 import type { DecisionOptions } from './run-options.js';
 import { workerUnavailable } from './worker-pollers.js';
+
+/** What a decision may carry besides `DecisionOptions`: how it came (`DecisionInput`). */
+export interface DecisionExtras {
+  /** Recorded as the decision's audit channel: a signed link. */
+  channel?: 'link';
+  /** The standing grant that approves the call (a grant's release). */
+  grant?: DecisionGrant;
+}
 
 /**
  * Sends one decision as an update, validated by the run before anything reaches history, and
@@ -24,11 +37,11 @@ export async function applyDecision(
   agentId: string,
   client: Client,
   kind: DecisionKind,
-  options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
+  options: DecisionOptions & DecisionExtras & { resumeData?: JsonValue },
   run?: SeenRun,
 ): Promise<AppliedDecision> {
   const { runId, toolCallId, fingerprint, reason, decidedBy, resumeData, args, wait } = options;
-  const { channel } = options;
+  const { channel, grant } = options;
   const { waitMs: defaultWaitMs, deadlineMarginMs } = context.decisions;
   const waitMs = wait === undefined ? defaultWaitMs : parseDuration(wait, 'wait');
   const started = Date.now();
@@ -43,6 +56,7 @@ export async function applyDecision(
       ...(decidedBy !== undefined ? { decidedBy } : {}),
       ...(resumeData !== undefined ? { resumeData } : {}),
       ...(channel !== undefined ? { channel } : {}),
+      ...(grant !== undefined ? { grant } : {}),
       deadline: new Date(started + waitMs + deadlineMarginMs).toISOString(),
     } satisfies DecisionInput;
     const left = Math.max(1, started + waitMs - Date.now());

@@ -39,7 +39,7 @@ const KIND_OF_WAIT: Record<DecisionKind, WaitingCall['kind']> = {
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args } = input.value;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, grant } = input.value;
   // Workflow time: when the run sees the decision, however late it was delivered.
   const late = deadlineProblem(input.value.deadline, Date.now());
   if (late) return { ok: false, code: 'DECISION_DEADLINE_PASSED', message: late };
@@ -75,6 +75,10 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
       message: `Fingerprint ${fingerprint} does not match tool call ${call.toolCallId} (${call.toolName}), whose fingerprint is ${call.fingerprint}; the arguments differ from what was reviewed.`,
     };
   }
+  if (grant !== undefined) {
+    const problem = grantProblem(call, kind, args);
+    if (problem) return { ok: false, code: 'INVALID_GRANT', message: problem };
+  }
   const refusal = kind === 'resume' ? undefined : checkGovernance(call, kind, input.value);
   if (refusal) return { ok: false, ...refusal };
   if (kind === 'resume') {
@@ -93,8 +97,21 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
     ...(decidedBy !== undefined ? { decidedBy } : {}),
     ...(args !== undefined && kind === 'approve' ? { args } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
+    ...(grant !== undefined ? { grant } : {}),
   };
   return { ok: true, call, decision };
+}
+
+/** A grant approves the call as it was asked, alone: never edits, a decline or a quorum. */
+function grantProblem(call: WaitingCall, kind: DecisionKind, args: unknown): string | undefined {
+  const what = `tool call ${call.toolCallId} (${call.toolName})`;
+  if (kind !== 'approve') return `A grant only approves; ${kind} ${what} without one.`;
+  if (args !== undefined) return `A grant approves ${what} as asked; send edited args without it.`;
+  if (call.route) return `No grant here covers ${what}: it waits in a sub-agent's run.`;
+  if ((call.quorum ?? 1) > 1) {
+    return `No grant covers ${what}: it needs ${call.quorum} approvers; approve it in person.`;
+  }
+  return undefined;
 }
 
 function latestOfKind(state: JudgedRun, kind: DecisionKind): WaitingCall | undefined {

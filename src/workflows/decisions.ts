@@ -33,6 +33,14 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
       message: 'Unknown decision field "channel" (signals cannot carry it).',
     };
   }
+  if ((raw as DecisionInput | undefined)?.grant !== undefined) {
+    // Signals cannot answer, and a grant's release must say which calls it let through.
+    return {
+      ok: false,
+      code: 'INVALID_DECISION',
+      message: 'Unknown decision field "grant" (signals cannot carry it; send an update).',
+    };
+  }
   const verdict = judgeDecision(state.calls, kind, raw);
   const deadline = (raw as DecisionInput | undefined)?.deadline;
   if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;
@@ -82,7 +90,8 @@ export function installHandlers(state: RunState): void {
         const verdict = judgeDecision(state.calls, kind, input);
         if (!verdict.ok) throw refuse(verdict);
         // Applied before any await, so a second decision in the same batch sees it taken.
-        const applied = state.apply(verdict.call, verdict.decision, input.channel ?? 'update');
+        const channel = input.grant ? 'grant' : (input.channel ?? 'update');
+        const applied = state.apply(verdict.call, verdict.decision, channel);
         await forwardDecision(state, verdict.call, kind, verdict.decision);
         return applied;
       },

@@ -112,6 +112,17 @@ export class RunState {
   }
 
   private auditDecision(call: WaitingCall, decision: Decision, channel: DecisionChannel): void {
+    const grant = decision.grant;
+    if (grant) {
+      this.audit.add({
+        type: 'grant-used',
+        ...auditRef(call),
+        grantId: grant.grantId,
+        ...(decision.decidedBy ? { grantedBy: decision.decidedBy } : {}),
+        fingerprint: call.fingerprint,
+        expiresAt: grant.expiresAt,
+      });
+    }
     this.audit.add({
       type: 'decision',
       ...auditRef(call),
@@ -126,6 +137,7 @@ export class RunState {
             editedFingerprint: toolCallFingerprint(call.toolName, decision.args),
           }
         : {}),
+      ...(grant ? { grantId: grant.grantId } : {}),
     });
   }
 

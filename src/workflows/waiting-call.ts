@@ -1,4 +1,5 @@
 import { EMPTY_OBJECT_SCHEMA, refOf, type ChunkOf } from '../common/chunks.js';
+import type { DecisionGrant } from '../common/decision-types.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   DecidedBy,
@@ -37,6 +38,8 @@ export interface Decision {
   resumeData?: JsonValue;
   /** Approved with these edited arguments. */
   args?: JsonValue;
+  /** Approved by this standing grant (`DecisionInput.grant`). */
+  grant?: DecisionGrant;
 }
 
 export interface WaitDetails {
