@@ -53,6 +53,7 @@ export class RemoteGrants {
     const answer = await this.transport.json<GrantReleaseResponse>({
       method: 'POST',
       path: `${grantPath(grantId)}/release`,
+      body: {},
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return answer.release;
