@@ -26,6 +26,7 @@ import {
 import { checkId } from './temporal-client/run-options.js';
 import { Deployments } from './temporal-client/deployments.js';
 import { GrantRegistry } from './temporal-client/grants.js';
+import { LivePolicies } from './temporal-client/live-policies.js';
 import { McpPinRegistry } from './temporal-client/mcp-pins.js';
 import { RunFactsCache } from './temporal-client/run-facts.js';
 import { WorkerAvailability } from './temporal-client/worker-availability.js';
@@ -47,8 +48,9 @@ export class Tollgate {
   /** Unique per runtime, so the directory tells this worker's polls from another's. */
   private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
   private readonly directory: AgentDirectory;
-  /** Standing approvals of this task queue (docs/grants.md), held to each caller's scope. */
+  /** Standing approvals (docs/grants.md) and live approval rules (docs/live-policies.md). */
   readonly grants: GrantRegistry;
+  readonly livePolicies: LivePolicies;
   /** The MCP pins kept across deploys (docs/mcp.md "Pins across deploys"); re-pin through it. */
   readonly mcpPins: McpPinRegistry;
   /** The Worker Deployments serving this task queue (docs/deploying.md): report, roll, retire. */
@@ -87,6 +89,7 @@ export class Tollgate {
     const pollers = async () => (await this.workerPollers()).pollers;
     const agentOf = (id: string, scope?: Scope) => this.getAgent(id, scope ? { scope } : {});
     this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers, agentOf);
+    this.livePolicies = new LivePolicies(client, this.taskQueue, this.directory, pollers);
     this.mcpPins = new McpPinRegistry(client, this.taskQueue, pollers);
     this.deployments = new Deployments(client, this.taskQueue, seenWithin);
     const telemetry = options.telemetry;

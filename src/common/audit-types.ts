@@ -4,7 +4,7 @@ import type { AppliedDecision, DecidedBy, DecisionKind } from './decision-types.
 import type { BuildRef } from './deployment-types.js';
 
 /** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant' | 'policy';
 
 /** Whether a call waits for approval, which rule said so, and what it binds (its `gate` entry). */
 export interface GateOutcome {
@@ -26,7 +26,27 @@ export interface GateOutcome {
 
 /** One entry of a run's audit trail (SPEC §10), in the order things happened. */
 export type AuditEntry =
-  ToolCallAuditEntry | CompactionAuditEntry | MovedAuditEntry | ActiveToolsAuditEntry;
+  | ToolCallAuditEntry
+  | CompactionAuditEntry
+  | MovedAuditEntry
+  | ActiveToolsAuditEntry
+  | PolicyChangeAuditEntry;
+
+/**
+ * An operator changed a live approval rule of the run's agent (docs/live-policies.md) while the
+ * run was open: from here on its calls of `toolName` follow it. About the run, so it names no call.
+ */
+export interface PolicyChangeAuditEntry {
+  at: string;
+  type: 'policy-change';
+  toolCallId?: undefined;
+  toolId?: undefined;
+  toolName: string;
+  /** `null`: the rule was dropped; the tool's coded rules apply again. */
+  requireApproval: boolean | null;
+  changedBy?: DecidedBy;
+  reason?: string;
+}
 
 /**
  * The run was started with `activeTools`: the only tools it may use. The first entry of such a
@@ -77,6 +97,15 @@ export type ToolCallAuditEntry = {
       grantedBy?: DecidedBy;
       fingerprint: string;
       expiresAt: string;
+    }
+  | {
+      /**
+       * A live rule that no longer asks for approval released the waiting call: no person
+       * approved it (docs/live-policies.md); its `decision` entry has channel `policy`.
+       */
+      type: 'policy-release';
+      changedBy?: DecidedBy;
+      reason?: string;
     }
   | {
       type: 'rejected-decision';

@@ -8,11 +8,17 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AuditEntry } from './audit-types.js';
 import type { ChunkSlice } from './chunks.js';
-import type { AppliedDecision, DecisionInput, DecisionKind } from './decision-types.js';
+import type { AppliedDecision, DecidedBy, DecisionInput, DecisionKind } from './decision-types.js';
 import type { Publication } from './directory-types.js';
 import type { RunMovedNote } from './deployment-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { JsonValue } from './json.js';
+import type {
+  LivePoliciesState,
+  LivePolicyChange,
+  RunPolicyApplied,
+  RunPolicyChange,
+} from './live-policy.js';
 import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
 import type { ThreadAppend } from './thread-types.js';
@@ -21,6 +27,7 @@ import {
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
   GRANTS_UPDATES,
+  LIVE_POLICY_UPDATES,
   MCP_PINS_UPDATES,
   QUERIES,
   RUN_MOVED_SIGNAL,
@@ -95,3 +102,14 @@ export const mcpPinUpdate = defineUpdate<McpPinsState, [Record<string, StoredPin
 
 /** Drops stored pins on purpose (an operator accepts changed definitions); answers the record. */
 export const mcpRepinUpdate = defineUpdate<McpPinsState, [McpRepinRequest]>(MCP_PINS_UPDATES.repin);
+
+/** Changes a live approval rule (docs/live-policies.md); answers the registry's state. */
+export const livePolicyChangeUpdate = defineUpdate<
+  LivePoliciesState,
+  [LivePolicyChange & { changedBy?: DecidedBy }]
+>(LIVE_POLICY_UPDATES.change);
+
+/** Tells a run of a live rule's change; answers the waiting calls a relaxed rule released. */
+export const runPolicyUpdate = defineUpdate<RunPolicyApplied, [RunPolicyChange]>(
+  LIVE_POLICY_UPDATES.run,
+);

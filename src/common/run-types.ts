@@ -72,6 +72,8 @@ export interface AgentManifest {
   execution?: { modelSteps: 'local' };
   /** Present when the agent compacts long conversations (`conversation.compact`). */
   conversation?: CompactionManifest;
+  /** Live approval rules when the run started (docs/live-policies.md): tool → whether it waits. */
+  livePolicy?: Record<string, boolean>;
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */

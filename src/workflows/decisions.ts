@@ -12,6 +12,7 @@ import { installAutoResume } from './auto-resume.js';
 import { judgeDecision, refuse, type Verdict } from './decision-judge.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { installRefusalNotes } from './refusal-notes.js';
+import { installLivePolicy } from './live-policy-run.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
 
@@ -113,4 +114,5 @@ export function installHandlers(state: RunState): void {
   installAutoResume(state);
   installRefusalNotes(state);
   installMoveNotes(state);
+  installLivePolicy(state);
 }
