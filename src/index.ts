@@ -123,6 +123,8 @@ export type {
   RefusedRelease,
   ReleasedCall,
 } from './common/grant-types.js';
+export type { LivePolicies } from './temporal-client/live-policies.js';
+export type { LivePolicyChange, LivePolicyResult, LiveToolRule } from './common/live-policy.js';
 export type { McpPinRegistry, RepinCaller } from './temporal-client/mcp-pins.js';
 export type { MoveRunOptions } from './temporal-client/move-run.js';
 export type { BuildRef, MovedRun } from './common/deployment-types.js';

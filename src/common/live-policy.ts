@@ -7,6 +7,16 @@
 import type { DecidedBy } from './decision-types.js';
 import type { ReleasedCall } from './grant-types.js';
 
+/**
+ * GET `/api/live-policies?agentId=`: the rules in force (`read`), JSON `LivePoliciesResponse`.
+ * POST: body `LivePolicyChange` (`admin`, no resource limit), JSON `LivePolicyResult`.
+ */
+export const LIVE_POLICIES_ROUTE = '/live-policies';
+
+export interface LivePoliciesResponse {
+  rules: LiveToolRule[];
+}
+
 /** Most live rules one task queue keeps. */
 export const MAX_LIVE_RULES = 500;
 
