@@ -1,9 +1,4 @@
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
 import type {
@@ -26,6 +21,7 @@ import { GRANTS_MEMO_KEY, GRANTS_WORKFLOW, grantsRegistryId } from '../common/wi
 import type { AgentDirectory } from './agent-directory.js';
 import { toTollgateError } from './errors.js';
 import { releaseCovered, type ReleaseDeps } from './grant-release.js';
+import { readRegistryMemo, startRegistry, type RegistryRef } from './registry-memo.js';
 import { sendUpdate } from './send-update.js';
 
 /** Who asks: the limits of their token and the identity grants are given in. */
@@ -122,15 +118,12 @@ export class GrantRegistry {
     const client = await this.client();
     await this.requireWorker();
     const id = grantsRegistryId(this.taskQueue);
-    await client.workflow.start(GRANTS_WORKFLOW, {
-      workflowId: id,
-      taskQueue: this.taskQueue,
-      args: [EMPTY_GRANTS],
-      memo: { [GRANTS_MEMO_KEY]: EMPTY_GRANTS },
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      staticSummary: `Grants of task queue ${this.taskQueue}`,
-    });
+    await startRegistry(
+      client,
+      grantsRef(this.taskQueue),
+      this.taskQueue,
+      `Grants of task queue ${this.taskQueue}`,
+    );
     try {
       return await sendUpdate(client, id, grantCreateUpdate, [request]);
     } catch (error) {
@@ -181,15 +174,15 @@ export class GrantRegistry {
 }
 
 /** The registry's state from its memo; empty when there is none yet. */
-export async function readGrants(client: Client, taskQueue: string): Promise<GrantsState> {
-  try {
-    const description = await client.workflow.getHandle(grantsRegistryId(taskQueue)).describe();
-    if (description.type !== GRANTS_WORKFLOW || description.status.name !== 'RUNNING') {
-      return EMPTY_GRANTS;
-    }
-    return (description.memo?.[GRANTS_MEMO_KEY] as GrantsState | undefined) ?? EMPTY_GRANTS;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return EMPTY_GRANTS;
-    throw await toTollgateError(error, grantsRegistryId(taskQueue));
-  }
+export function readGrants(client: Client, taskQueue: string): Promise<GrantsState> {
+  return readRegistryMemo(client, grantsRef(taskQueue));
+}
+
+function grantsRef(taskQueue: string): RegistryRef<GrantsState> {
+  return {
+    workflowType: GRANTS_WORKFLOW,
+    workflowId: grantsRegistryId(taskQueue),
+    memoKey: GRANTS_MEMO_KEY,
+    empty: EMPTY_GRANTS,
+  };
 }

@@ -1,9 +1,4 @@
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { ReleasedCall } from '../common/grant-types.js';
@@ -28,6 +23,7 @@ import type { AgentDirectory } from './agent-directory.js';
 import { explainError, mapLimited } from './batch-work.js';
 import { toTollgateError } from './errors.js';
 import type { GrantCaller } from './grants.js';
+import { readRegistryMemo, startRegistry, type RegistryRef } from './registry-memo.js';
 import { sendUpdate } from './send-update.js';
 
 /** Most open runs one change tells; the rest are counted as `skipped`. */
@@ -103,15 +99,8 @@ export class LivePolicies {
 
   private async store(client: Client, change: LivePolicyChange & { changedBy?: DecidedBy }) {
     const id = livePoliciesRegistryId(this.taskQueue);
-    await client.workflow.start(LIVE_POLICIES_WORKFLOW, {
-      workflowId: id,
-      taskQueue: this.taskQueue,
-      args: [EMPTY_LIVE_POLICIES],
-      memo: { [LIVE_POLICIES_MEMO_KEY]: EMPTY_LIVE_POLICIES },
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      staticSummary: `Live approval policies of task queue ${this.taskQueue}`,
-    });
+    const summary = `Live approval policies of task queue ${this.taskQueue}`;
+    await startRegistry(client, livePoliciesRef(this.taskQueue), this.taskQueue, summary);
     try {
       return await sendUpdate(client, id, livePolicyChangeUpdate, [change]);
     } catch (error) {
@@ -160,20 +149,15 @@ export class LivePolicies {
 }
 
 /** The registry's state from its memo; empty when there is none yet. */
-export async function readLivePolicies(
-  client: Client,
-  taskQueue: string,
-): Promise<LivePoliciesState> {
-  try {
-    const handle = client.workflow.getHandle(livePoliciesRegistryId(taskQueue));
-    const description = await handle.describe();
-    if (description.type !== LIVE_POLICIES_WORKFLOW || description.status.name !== 'RUNNING') {
-      return EMPTY_LIVE_POLICIES;
-    }
-    const state = description.memo?.[LIVE_POLICIES_MEMO_KEY] as LivePoliciesState | undefined;
-    return state ?? EMPTY_LIVE_POLICIES;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return EMPTY_LIVE_POLICIES;
-    throw error;
-  }
+export function readLivePolicies(client: Client, taskQueue: string): Promise<LivePoliciesState> {
+  return readRegistryMemo(client, livePoliciesRef(taskQueue));
+}
+
+function livePoliciesRef(taskQueue: string): RegistryRef<LivePoliciesState> {
+  return {
+    workflowType: LIVE_POLICIES_WORKFLOW,
+    workflowId: livePoliciesRegistryId(taskQueue),
+    memoKey: LIVE_POLICIES_MEMO_KEY,
+    empty: EMPTY_LIVE_POLICIES,
+  };
 }
