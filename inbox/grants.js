@@ -46,6 +46,12 @@ function grantItem(client, grant, describe) {
     { type: 'button', class: 'quiet', onclick: () => void revoke() },
     'Revoke',
   );
+  const note = h('p', { class: 'meta', role: 'status' });
+  const releaseButton = h(
+    'button',
+    { type: 'button', class: 'quiet', onclick: () => void release() },
+    'Release waiting calls',
+  );
   const item = h(
     'li',
     { class: 'grant', 'data-grant-id': grant.grantId },
@@ -62,9 +68,29 @@ function grantItem(client, grant, describe) {
       `Given by ${grant.grantedBy?.id ?? 'unknown'}; until ${new Date(grant.expiresAt).toLocaleString()}`,
       grant.reason ? ` (${grant.reason})` : '',
     ),
+    releaseButton,
     button,
+    note,
     error,
   );
+  // Approves the calls waiting now that the grant covers (docs/grant-release.md) and says which.
+  async function release() {
+    releaseButton.disabled = true;
+    error.textContent = '';
+    try {
+      const done = await client.grants.release(grant.grantId);
+      const refused = done.refused.map((r) => `${r.runId}: ${r.error.code}`).join('; ');
+      note.textContent =
+        `Released ${done.released.length} waiting call(s)` +
+        (refused ? `; refused ${done.refused.length} (${refused})` : '') +
+        (done.skipped > 0 ? `; ${done.skipped} more run(s), release again` : '') +
+        '.';
+    } catch (failure) {
+      error.textContent = describe(failure);
+    } finally {
+      releaseButton.disabled = false;
+    }
+  }
   async function revoke() {
     item.dataset.busy = 'true';
     button.disabled = true;

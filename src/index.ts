@@ -142,7 +142,16 @@ export {
   type DevServerOptions,
 } from './devserver/index.js';
 export type { GrantCaller, GrantFilter, GrantRegistry } from './temporal-client/grants.js';
-export type { Grant, GrantInput, GrantWithDecision } from './common/grant-types.js';
+export type {
+  Grant,
+  GrantInput,
+  GrantRelease,
+  GrantWithDecision,
+  RefusedRelease,
+  ReleasedCall,
+} from './common/grant-types.js';
+export type { LivePolicies } from './temporal-client/live-policies.js';
+export type { LivePolicyChange, LivePolicyResult, LiveToolRule } from './common/live-policy.js';
 export type { McpPinRegistry, RepinCaller } from './temporal-client/mcp-pins.js';
 export type { MoveRunOptions } from './temporal-client/move-run.js';
 export type { BuildRef, MovedRun } from './common/deployment-types.js';

@@ -8,7 +8,7 @@ import { checkChannels, type CheckedChannels } from './channels/channel-options.
 import type { BatchDecision, BatchDecisionResult } from './common/batch-decisions.js';
 import type { AgentListing } from './common/directory-types.js';
 import { TollgateError } from './common/errors.js';
-import { checkScope } from './common/scope.js';
+import { checkScope, type Scope } from './common/scope.js';
 import { DEFAULT_ADDRESS, DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE } from './common/wire.js';
 import { openLiveTransport } from './live/live-options.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
@@ -26,6 +26,7 @@ import {
 import { checkId } from './temporal-client/run-options.js';
 import { Deployments } from './temporal-client/deployments.js';
 import { GrantRegistry } from './temporal-client/grants.js';
+import { LivePolicies } from './temporal-client/live-policies.js';
 import { McpPinRegistry } from './temporal-client/mcp-pins.js';
 import { RunFactsCache } from './temporal-client/run-facts.js';
 import { WorkerAvailability } from './temporal-client/worker-availability.js';
@@ -47,8 +48,9 @@ export class Tollgate {
   /** Unique per runtime, so the directory tells this worker's polls from another's. */
   private readonly workerIdentity = `${process.pid}@${hostname()}/${randomUUID().slice(0, 8)}`;
   private readonly directory: AgentDirectory;
-  /** Standing approvals of this task queue (docs/grants.md), held to each caller's scope. */
+  /** Standing approvals (docs/grants.md) and live approval rules (docs/live-policies.md). */
   readonly grants: GrantRegistry;
+  readonly livePolicies: LivePolicies;
   /** The MCP pins kept across deploys (docs/mcp.md "Pins across deploys"); re-pin through it. */
   readonly mcpPins: McpPinRegistry;
   /** The Worker Deployments serving this task queue (docs/deploying.md): report, roll, retire. */
@@ -82,14 +84,12 @@ export class Tollgate {
     this.taskQueue = options.temporal?.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.live = openLiveTransport(options.liveDeltas, this.namespace);
     // Not client(): shutdown() withdraws through it after the runtime is marked closed.
-    this.directory = new AgentDirectory(
-      () => this.connections.client(),
-      this.taskQueue,
-      seenWithin,
-    );
     const client = () => this.connections.client();
+    this.directory = new AgentDirectory(client, this.taskQueue, seenWithin);
     const pollers = async () => (await this.workerPollers()).pollers;
-    this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers);
+    const agentOf = (id: string, scope?: Scope) => this.getAgent(id, scope ? { scope } : {});
+    this.grants = new GrantRegistry(client, this.taskQueue, this.directory, pollers, agentOf);
+    this.livePolicies = new LivePolicies(client, this.taskQueue, this.directory, pollers);
     this.mcpPins = new McpPinRegistry(client, this.taskQueue, pollers);
     this.deployments = new Deployments(client, this.taskQueue, seenWithin);
     const telemetry = options.telemetry;

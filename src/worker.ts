@@ -111,6 +111,7 @@ export async function createAgentWorkers(options: AgentWorkerOptions): Promise<W
     policies: options.policies,
     ...(options.channels ? { channels: options.channels } : {}),
     workflowBundle: bundle,
+    taskQueue: options.taskQueue,
   });
   const main = await createMainWorker(options, activities, await bundle());
   const { maxConcurrentActivityTaskExecutions, shutdownGraceTime } = options.tuning ?? {};

@@ -4,6 +4,7 @@ import { TollgateClient } from '../src/http-client/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import {
   deleteByPrompt,
+  eventually,
   hostAgents,
   recordingTool,
   testAgent,
@@ -134,5 +135,38 @@ describe('grants over HTTP and the client SDK, held to the token scope', () => {
     });
     await expect(ops.revoke('grant-nope')).rejects.toMatchObject({ status: 404 });
     expect(await ops.list()).toEqual(before);
+  });
+
+  it('an approval with a grant over HTTP releases the other calls waiting on its thread; release needs decide and the scope', async () => {
+    const thread = uniqueId('thread');
+    const memory = { resource: 'alice', thread };
+    const remote = sdk(TOKENS.alice).getAgent(AGENT);
+    const first = await remote.generate('delete w1', { memory });
+    const second = await remote.generate('delete w2', { memory });
+    expect([first.finishReason, second.finishReason]).toEqual(['suspended', 'suspended']);
+    await eventually(async () => {
+      const { runs } = await remote.listSuspendedRuns({ threadId: thread, resourceId: 'alice' });
+      expect(runs.map((run) => run.runId)).toContain(second.runId);
+    }, 20_000);
+    const approved = await remote.approveToolCallGenerate({
+      runId: first.runId,
+      grant: { for: '1h', scope: 'thread' },
+    });
+    expect(approved.grantRelease).toMatchObject({
+      released: [{ runId: second.runId, toolName: 'delete-record' }],
+      refused: [],
+    });
+    const grantId = approved.grantRelease!.grantId;
+    await eventually(async () => expect(ran('w2')).toBe(1), 20_000);
+    expect(ran('w1')).toBe(1);
+    await expect(sdk(TOKENS.reader).grants.release(grantId)).rejects.toMatchObject({
+      status: 403,
+    });
+    const bobs = await sdk(TOKENS.operator).grants.create(grantOn('bob'));
+    await expect(sdk(TOKENS.alice).grants.release(bobs.grantId)).rejects.toMatchObject({
+      status: 404,
+      code: 'GRANT_NOT_FOUND',
+    });
+    expect(await sdk(TOKENS.alice).grants.release(grantId)).toMatchObject({ released: [] });
   });
 });

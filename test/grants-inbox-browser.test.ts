@@ -10,6 +10,7 @@ import { createTollgateServer, type ListeningServer } from '../src/server/index.
 import { launchChromium, REPO_ROOT } from './support/browser.js';
 import {
   deleteByPrompt,
+  eventually,
   hostAgents,
   recordingTool,
   testAgent,
@@ -85,6 +86,41 @@ describe('the inbox grants panel in a browser', () => {
     await page
       .locator(`li.grant[data-grant-id="${later.grantId}"]`)
       .waitFor({ timeout: UI_WAIT_MS });
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('releases the calls a grant covers with its button, and says how many ran', async () => {
+    const thread = uniqueId('thread');
+    const memory = { resource: 'dana-tenant', thread };
+    const agentClient = tollgate.getAgent(AGENT);
+    const parked = [
+      await agentClient.generate('delete r1', { memory }),
+      await agentClient.generate('delete r2', { memory }),
+    ];
+    expect(parked.map((o) => o.finishReason)).toEqual(['suspended', 'suspended']);
+    await eventually(async () => {
+      const { runs } = await agentClient.listSuspendedRuns({ threadId: thread });
+      expect(runs).toHaveLength(2);
+    }, 20_000);
+    const given = await tollgate.grants.create(
+      {
+        agentId: AGENT,
+        toolName: 'delete-record',
+        resourceId: 'dana-tenant',
+        threadId: thread,
+        for: '1h',
+      },
+      { identity: { id: 'erin' } },
+    );
+    const page = await openInbox();
+    const item = page.locator(`li.grant[data-grant-id="${given.grantId}"]`);
+    await item.waitFor({ timeout: UI_WAIT_MS });
+    await item.getByRole('button', { name: 'Release waiting calls' }).click();
+    await item.getByText('Released 2 waiting call(s).').waitFor({ timeout: UI_WAIT_MS });
+    const ran = (id: string) =>
+      deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id).length;
+    await eventually(async () => expect([ran('r1'), ran('r2')]).toEqual([1, 1]), 20_000);
     expect(pageErrors).toEqual([]);
     await page.close();
   });

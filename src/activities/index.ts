@@ -37,6 +37,7 @@ import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
 import type { SharedSpendInput } from '../common/shared-budget.js';
 import { commitSharedSpend, readSharedSpend } from './shared-spend.js';
+import { liveRulesManifest } from './live-rules.js';
 import type { ReplayCheckInput } from '../common/deployment-types.js';
 import { checkReplay } from './replay-check.js';
 
@@ -51,6 +52,8 @@ export interface ActivityDeps {
   channels?: CheckedChannels;
   /** The workflow code this worker runs, for the replay check before a run moves here. */
   workflowBundle?: () => Promise<WorkflowBundle>;
+  /** The runtime's task queue, whose live approval rules new runs start with. */
+  taskQueue?: string;
 }
 
 /** The activities of an agent worker, bound to the agents it hosts. */
@@ -68,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
       classified(async () => ({
         ...describeAgent(deps.agents.require(agentId), options?.toolNaming),
         ...channelManifest(deps.channels, agentId),
+        ...(await liveRulesManifest(deps.client, deps.taskQueue, agentId)),
       })),
     modelStep: (input: ModelStepInput) =>
       classified(() =>

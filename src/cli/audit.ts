@@ -72,6 +72,12 @@ function detail(entry: AuditEntry): string {
       return `reminder after ${Math.round(entry.waitedMs / 1000)} s`;
     case 'grant-used':
       return `ran under grant ${entry.grantId} given by ${entry.grantedBy?.id ?? 'unknown'} (expires ${entry.expiresAt})`;
+    case 'policy-release':
+      return `released by a live rule of ${entry.changedBy?.id ?? 'an operator'}, no person approved${entry.reason ? ` (${entry.reason})` : ''}`;
+    case 'policy-change': {
+      const rule = { true: 'needs approval', false: 'no longer needs approval', null: 'as coded' };
+      return `live rule: ${entry.toolName} ${rule[String(entry.requireApproval) as 'null']} (by ${entry.changedBy?.id ?? 'unknown'})`;
+    }
     case 'active-tools':
       return `the run may use only: ${entry.tools.join(', ') || 'no tools'}`;
     case 'compaction':

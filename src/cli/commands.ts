@@ -7,6 +7,7 @@ import type { CommandSpec } from './command-spec.js';
 import { DEPLOYMENT_COMMANDS } from './deployment-commands.js';
 import { FOLLOW_COMMANDS } from './follow-commands.js';
 import { GRANT_COMMANDS } from './grant-commands.js';
+import { LIVE_POLICY_COMMANDS } from './live-policy-commands.js';
 import { MCP_COMMANDS } from './mcp-commands.js';
 import { PROCESS_COMMANDS } from './process-commands.js';
 import { RUN_COMMANDS } from './run-commands.js';
@@ -18,6 +19,7 @@ export const COMMANDS: CommandSpec[] = [
   ...FOLLOW_COMMANDS,
   ...RUN_COMMANDS,
   ...GRANT_COMMANDS,
+  ...LIVE_POLICY_COMMANDS,
   ...MCP_COMMANDS,
   ...DEPLOYMENT_COMMANDS,
 ];

@@ -17,6 +17,7 @@ import { agentIdOfRun, decidedByFrom, openTollgate } from './connect.js';
 import { decideAll } from './decide-all.js';
 import { exitCodeOfFinish, type ExitCode } from './exit-codes.js';
 import { printStream, printWaiting } from './follow.js';
+import { printRelease } from './grants.js';
 
 type Kind = 'approve' | 'decline' | 'resume';
 
@@ -51,6 +52,7 @@ async function decideAndFollow(input: CommandInput, kind: Kind): Promise<ExitCod
       payload: { decision: kind, ...(toolCallId !== undefined ? { toolCallId } : {}), decidedBy },
     });
     output.line(`${DONE[kind]} by ${decidedBy.id}. The run goes on:`);
+    if (stream.grantRelease) printRelease(stream.grantRelease, output);
     output.progress('Following the run…');
     const stretch = await printStream(stream, output);
     if (stretch.finishReason === 'suspended') {
@@ -107,8 +109,9 @@ function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
   const duration = stringOption(input, 'grant');
   const scope = stringOption(input, 'grant-scope') ?? 'thread';
   const matchArgs = input.options['grant-args'] === true;
+  const noRelease = input.options['no-release'] === true;
   if (duration === undefined) {
-    if (scope !== 'thread' || matchArgs)
+    if (scope !== 'thread' || matchArgs || noRelease)
       throw new UsageError('--grant-* go with --grant <duration>.');
     return {};
   }
@@ -116,7 +119,8 @@ function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
     throw new UsageError(`--grant-scope is 'thread' or 'resource', not "${scope}".`);
   }
   const length = /^\d+$/.test(duration) ? Number(duration) : duration;
-  return { grant: { for: length, scope, ...(matchArgs ? { matchArgs } : {}) } };
+  const release = noRelease ? { release: false } : {};
+  return { grant: { for: length, scope, ...(matchArgs ? { matchArgs } : {}), ...release } };
 }
 
 /** `--amount` as a number; the run judges whether it is positive (`INVALID_BUDGET_AMOUNT`). */

@@ -31,6 +31,11 @@ export const GRANT_WITH_APPROVAL: Record<string, OptionSpec> = {
     type: 'boolean',
     description: "With --grant: only calls with the approved call's arguments",
   },
+  'no-release': {
+    type: 'boolean',
+    description:
+      'With --grant: do not also approve the other waiting calls it covers (docs/grant-release.md)',
+  },
 };
 
 export const GRANT_COMMANDS: CommandSpec[] = [
@@ -77,6 +82,15 @@ export const GRANT_COMMANDS: CommandSpec[] = [
     },
     examples: ['tollgate grants', 'tollgate grants --agent ops-agent --json'],
     load: async () => (await import('./grants.js')).grantsList,
+  },
+  {
+    name: 'release-grant',
+    summary:
+      'Approve the calls waiting now that a live grant covers, in other runs of its thread or resource.',
+    args: ['grantId'],
+    options: {},
+    examples: ['tollgate release-grant grant-3f2a…', 'tollgate release-grant grant-3f2a… --json'],
+    load: async () => (await import('./grants.js')).releaseGrant,
   },
   {
     name: 'revoke-grant',

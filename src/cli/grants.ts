@@ -3,7 +3,13 @@
  * queue, through Temporal as an operator (no scope, like the other commands).
  */
 import type { JsonValue } from '../common/json.js';
-import { stringOption, UsageError, type CommandHandler } from './command-input.js';
+import {
+  stringOption,
+  UsageError,
+  type CommandHandler,
+  type CommandInput,
+} from './command-input.js';
+import type { GrantRelease } from '../common/grant-types.js';
 import { decidedByFrom, openTollgate } from './connect.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable, inlineJson, relativeTime } from './output.js';
@@ -91,6 +97,36 @@ export const revokeGrant: CommandHandler = async (input) => {
     await tollgate.shutdown();
   }
 };
+
+export const releaseGrant: CommandHandler = async (input) => {
+  const { output } = input;
+  const tollgate = openTollgate(input.global);
+  try {
+    const release = await tollgate.grants.release(input.args[0]!);
+    output.document({ release });
+    printRelease(release, output);
+    return release.refused.length > 0 ? EXIT.refused : EXIT.ok;
+  } finally {
+    await tollgate.shutdown();
+  }
+};
+
+/** What a grant's release did, one line per run it reached (docs/grant-release.md). */
+export function printRelease(release: GrantRelease, output: CommandInput['output']): void {
+  output.line(
+    `${release.grantId} released ${release.released.length} waiting call(s); ${release.refused.length} refused.`,
+  );
+  for (const call of release.released) {
+    output.line(`  released ${call.runId} ${call.toolCallId} (${call.toolName})`);
+  }
+  for (const call of release.refused) {
+    output.line(
+      `  refused  ${call.runId} ${call.toolCallId} (${call.toolName}): ${call.error.code} ${call.error.message}`,
+    );
+  }
+  if (release.skipped > 0) output.line(`  ${release.skipped} more run(s): release again.`);
+  for (const runId of release.unanswered) output.line(`  ${runId}: no worker answered; not sent.`);
+}
 
 function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);

@@ -5,7 +5,7 @@ import type { BuildRef } from './deployment-types.js';
 import type { ForkedAuditEntry } from './fork-types.js';
 
 /** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant';
+export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant' | 'policy';
 
 /** Whether a call waits for approval, which rule said so, and what it binds (its `gate` entry). */
 export interface GateOutcome {
@@ -31,9 +31,26 @@ export type AuditEntry =
   | CompactionAuditEntry
   | MovedAuditEntry
   | ActiveToolsAuditEntry
-  | ForkedAuditEntry;
+  | ForkedAuditEntry
+  | PolicyChangeAuditEntry;
 
 export type { ForkedAuditEntry };
+
+/**
+ * An operator changed a live approval rule of the run's agent (docs/live-policies.md) while the
+ * run was open: from here on its calls of `toolName` follow it. About the run, so it names no call.
+ */
+export interface PolicyChangeAuditEntry {
+  at: string;
+  type: 'policy-change';
+  toolCallId?: undefined;
+  toolId?: undefined;
+  toolName: string;
+  /** `null`: the rule was dropped; the tool's coded rules apply again. */
+  requireApproval: boolean | null;
+  changedBy?: DecidedBy;
+  reason?: string;
+}
 
 /**
  * The run was started with `activeTools`: the only tools it may use. The first entry of such a
@@ -105,6 +122,15 @@ export type ToolCallAuditEntry = {
       to: string[];
       note?: string;
       fingerprint: string;
+    }
+  | {
+      /**
+       * A live rule that no longer asks for approval released the waiting call: no person
+       * approved it (docs/live-policies.md); its `decision` entry has channel `policy`.
+       */
+      type: 'policy-release';
+      changedBy?: DecidedBy;
+      reason?: string;
     }
   | {
       type: 'rejected-decision';

@@ -34,6 +34,19 @@ export interface DecisionInput {
    * the decision's audit channel. Updates only: a signal carrying it is refused.
    */
   channel?: 'link';
+  /**
+   * The approval comes from a standing grant that covers the call (docs/grant-release.md): the
+   * run records `grant-used` and the decision on channel `grant`; `decidedBy` must be who gave
+   * the grant, judged like any approval. Updates only, approvals only, never a quorum.
+   */
+  grant?: DecisionGrant;
+}
+
+/** The grant a decision applies (`DecisionInput.grant`). */
+export interface DecisionGrant {
+  grantId: string;
+  /** ISO-8601: when the grant expires; recorded in the `grant-used` audit entry. */
+  expiresAt: string;
 }
 
 export type DecisionKind = 'approve' | 'decline' | 'resume';

@@ -90,4 +90,42 @@ export interface GrantWithDecision {
   scope: 'thread' | 'resource';
   /** Only calls with the approved call's arguments. Default false. */
   matchArgs?: boolean;
+  /**
+   * Also approve the other waiting calls the new grant covers, in other runs of the thread or
+   * resource (docs/grant-release.md), each recorded as `grant-used`. Default true.
+   */
+  release?: boolean;
+}
+
+/** A waiting call a grant released (docs/grant-release.md). */
+export interface ReleasedCall {
+  runId: string;
+  toolCallId: string;
+  toolName: string;
+}
+
+/** A waiting call the grant covers that its run refused to release, and why. */
+export interface RefusedRelease extends ReleasedCall {
+  /** The code and message the run (or Temporal) answered, e.g. `NOT_AN_APPROVER`. */
+  error: { code: string; message: string };
+}
+
+/**
+ * What releasing a grant did: the other waiting calls it covers, each approved by its run as
+ * `grant-used`, or refused with the reason. Never a silent half: every covered call is in one
+ * list. `skipped` counts covered runs beyond the release's limit, left waiting.
+ */
+export interface GrantRelease {
+  grantId: string;
+  released: ReleasedCall[];
+  refused: RefusedRelease[];
+  /** Waiting runs the listing found beyond the limit of one release; release again for them. */
+  skipped: number;
+  /** Waiting runs whose worker did not say on what they wait in time: nothing was sent to them. */
+  unanswered: string[];
+}
+
+/** POST `/api/grants/:grantId/release` (`decide`), and a grant's release in `…Generate`. */
+export interface GrantReleaseResponse {
+  release: GrantRelease;
 }

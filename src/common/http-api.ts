@@ -68,9 +68,9 @@ export const DECISIONS_ROUTE = '/decisions';
 /** GET `/api/approvals`: pending calls across agents, JSON `ApprovalsResponse`. */
 export const APPROVALS_ROUTE = '/approvals';
 /**
- * Grants (docs/grants.md). GET `/api/grants`: the live grants the token may see, query
- * `GrantsQuery`, JSON `GrantsResponse`. POST: body `GrantBody`, JSON `GrantResponse` (201), given
- * in the token's name. DELETE `/api/grants/:grantId`: revokes it, JSON `GrantResponse`.
+ * Grants (docs/grants.md). GET `/api/grants`: the live grants the token may see (`GrantsQuery`,
+ * `GrantsResponse`). POST `GrantBody` → `GrantResponse` (201), in the token's name. DELETE
+ * `/api/grants/:grantId` revokes it; POST `…/:grantId/release` approves the calls it covers.
  */
 export const GRANTS_ROUTE = '/grants';
 

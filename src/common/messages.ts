@@ -10,6 +10,7 @@ import type { AuditEntry } from './audit-types.js';
 import type { ChunkSlice } from './chunks.js';
 import type {
   AppliedDecision,
+  DecidedBy,
   DecisionInput,
   DecisionKind,
   HandedOff,
@@ -20,6 +21,12 @@ import type { RunMovedNote } from './deployment-types.js';
 import type { Grant, GrantRequest, GrantRevocation } from './grant-types.js';
 import type { ForkPointAnswer } from './fork-point.js';
 import type { JsonValue } from './json.js';
+import type {
+  LivePoliciesState,
+  LivePolicyChange,
+  RunPolicyApplied,
+  RunPolicyChange,
+} from './live-policy.js';
 import type { McpPinsState, McpRepinRequest, StoredPin } from './mcp-pins.js';
 import type { CounterCommit, SpentUsage } from './shared-budget.js';
 import type { AutoResumeInput, ChildStatus, PendingToolCall } from './run-types.js';
@@ -30,6 +37,7 @@ import {
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
   GRANTS_UPDATES,
+  LIVE_POLICY_UPDATES,
   MCP_PINS_UPDATES,
   QUERIES,
   RUN_MOVED_SIGNAL,
@@ -117,4 +125,15 @@ export const mcpRepinUpdate = defineUpdate<McpPinsState, [McpRepinRequest]>(MCP_
 /** Adds one step's usage to a shared budget's counter; answers the counter's new total. */
 export const budgetCommitUpdate = defineUpdate<SpentUsage, [CounterCommit]>(
   BUDGET_COUNTER_UPDATES.commit,
+);
+
+/** Changes a live approval rule (docs/live-policies.md); answers the registry's state. */
+export const livePolicyChangeUpdate = defineUpdate<
+  LivePoliciesState,
+  [LivePolicyChange & { changedBy?: DecidedBy }]
+>(LIVE_POLICY_UPDATES.change);
+
+/** Tells a run of a live rule's change; answers the waiting calls a relaxed rule released. */
+export const runPolicyUpdate = defineUpdate<RunPolicyApplied, [RunPolicyChange]>(
+  LIVE_POLICY_UPDATES.run,
 );

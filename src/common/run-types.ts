@@ -78,6 +78,8 @@ export interface AgentManifest {
   conversation?: CompactionManifest;
   /** Present when the agent declares a `budget` (docs/budgets.md): its limits and approval rules. */
   budget?: { limits: BudgetLimits; rules?: ApprovalRules; shared?: SharedBudget[] };
+  /** Live approval rules when the run started (docs/live-policies.md): tool → whether it waits. */
+  livePolicy?: Record<string, boolean>;
 }
 
 /** The internal `autoResume` update: a user message that may resume a suspended call. */

@@ -39,16 +39,18 @@ export interface StretchRules extends PolicyFacts {
 
 /**
  * `activeTools`: the run's, when its request narrowed its tools; the others are left out, so a
- * call of one of them ends the stretch and the workflow refuses it.
+ * call of one of them ends the stretch and the workflow refuses it. `live`: the run's live rules.
  */
 export function stretchRulesOf(
   manifest: AgentManifest,
   facts: PolicyFacts,
   activeTools?: readonly string[],
+  live?: Readonly<Record<string, boolean>>,
 ): StretchRules {
   const tools: StretchRules['tools'] = {};
   for (const [name, tool] of Object.entries(manifest.tools)) {
-    if (!isActiveTool(activeTools, name)) continue;
+    // A tool a live rule gates is left out too: its call ends the stretch and waits.
+    if (!isActiveTool(activeTools, name) || live?.[name] === true) continue;
     tools[name] = {
       approval: tool.approval,
       ...(tool.local ? { local: tool.local } : {}),

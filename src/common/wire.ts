@@ -182,3 +182,20 @@ export function agentTaskQueue(taskQueue: string, agentId: string): string {
 export function grantsRegistryId(taskQueue: string): string {
   return `tollgate-grants/${encodeURIComponent(taskQueue)}`;
 }
+
+/** Workflow type of the live approval policies of one task queue, kept open (docs/live-policies.md). */
+export const LIVE_POLICIES_WORKFLOW = 'livePoliciesRegistry';
+
+/** Memo key under which the live policies registry keeps its `LivePoliciesState`. */
+export const LIVE_POLICIES_MEMO_KEY = 'tollgateLivePolicies';
+
+/** Update of the registry (a change) and of `agentRun` (a run told of a change). */
+export const LIVE_POLICY_UPDATES = {
+  change: 'tollgate.livePolicyChange',
+  run: 'tollgate.livePolicy',
+} as const;
+
+/** Workflow id of the live policies registry of `taskQueue`. */
+export function livePoliciesRegistryId(taskQueue: string): string {
+  return `tollgate-live-policies/${encodeURIComponent(taskQueue)}`;
+}

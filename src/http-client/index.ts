@@ -34,5 +34,14 @@ export type { AgentDescription, AgentListing } from '../common/directory-types.j
 export * from '../common/http-api.js';
 export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
 export { RemoteGrants } from './remote-grants.js';
-export type { Grant, GrantInput, GrantWithDecision } from '../common/grant-types.js';
+export { RemoteLivePolicies } from './remote-live-policies.js';
+export type { LivePolicyChange, LivePolicyResult, LiveToolRule } from '../common/live-policy.js';
+export type {
+  Grant,
+  GrantInput,
+  GrantRelease,
+  GrantWithDecision,
+  RefusedRelease,
+  ReleasedCall,
+} from '../common/grant-types.js';
 export type { BuildRef, MovedRun } from '../common/deployment-types.js';

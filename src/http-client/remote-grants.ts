@@ -1,4 +1,9 @@
-import type { Grant, GrantInput } from '../common/grant-types.js';
+import type {
+  Grant,
+  GrantInput,
+  GrantRelease,
+  GrantReleaseResponse,
+} from '../common/grant-types.js';
 import {
   API_PREFIX,
   GRANTS_ROUTE,
@@ -38,6 +43,20 @@ export class RemoteGrants {
       ...(signal ? { signal } : {}),
     });
     return answer.grants;
+  }
+
+  /**
+   * Approves the calls waiting now that a live grant covers, in runs the token may see, each
+   * recorded as `grant-used` (docs/grant-release.md); answers which were released and refused.
+   */
+  async release(grantId: string, options: RequestOptions = {}): Promise<GrantRelease> {
+    const answer = await this.transport.json<GrantReleaseResponse>({
+      method: 'POST',
+      path: `${grantPath(grantId)}/release`,
+      body: {},
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    return answer.release;
   }
 
   /** Revokes a grant; calls made from now on wait again. Answers the grant revoked. */

@@ -14,6 +14,7 @@ import type { BatchDecision, BatchDecisionResult } from '../common/batch-decisio
 import { TollgateHttpError } from './http-error.js';
 import { RemoteAgent } from './remote-agent.js';
 import { RemoteGrants } from './remote-grants.js';
+import { RemoteLivePolicies } from './remote-live-policies.js';
 import { Transport, type FetchLike, type RequestOptions } from './transport.js';
 
 /** Options of `new TollgateClient(...)`. */
@@ -34,6 +35,8 @@ export class TollgateClient {
   private readonly transport: Transport;
   /** Standing approvals (docs/grants.md): `create`, `list`, `revoke`, in the token's name. */
   readonly grants: RemoteGrants;
+  /** Live approval rules (docs/live-policies.md): `set` (admin), `list`. */
+  readonly livePolicies: RemoteLivePolicies;
 
   constructor(options: TollgateClientOptions) {
     if (typeof options?.baseUrl !== 'string' || typeof options.token !== 'string') {
@@ -41,6 +44,7 @@ export class TollgateClient {
     }
     this.transport = new Transport(options.baseUrl, options.token, options.fetch);
     this.grants = new RemoteGrants(this.transport);
+    this.livePolicies = new RemoteLivePolicies(this.transport);
   }
 
   /** A handle on one agent's runs, by id. */

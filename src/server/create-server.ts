@@ -31,6 +31,7 @@ import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from '.
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
+import { registerLivePolicyRoutes } from './routes-live-policies.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -140,6 +141,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   });
   registerChatRoutes(app, tollgate, log);
   registerGrantRoutes(app, tollgate);
+  registerLivePolicyRoutes(app, tollgate);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );

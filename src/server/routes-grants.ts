@@ -5,6 +5,7 @@ import {
   type GrantResponse,
   type GrantsResponse,
 } from '../common/http-api.js';
+import type { GrantReleaseResponse } from '../common/grant-types.js';
 import type { Tollgate } from '../runtime.js';
 import type { ServerEnv } from './auth.js';
 import { grantBody, grantsQuery } from './schemas.js';
@@ -29,6 +30,13 @@ export function registerGrantRoutes(app: Hono<ServerEnv>, tollgate: Tollgate): v
     const caller = { scope: c.get('scope'), identity: c.get('identity') };
     const body: GrantResponse = { grant: await tollgate.grants.create(input, caller) };
     return c.json(body, 201);
+  });
+  app.post(`${path}/:grantId/release`, async (c) => {
+    const caller = { scope: c.get('scope'), identity: c.get('identity') };
+    const body: GrantReleaseResponse = {
+      release: await tollgate.grants.release(c.req.param('grantId'), caller),
+    };
+    return c.json(body);
   });
   app.delete(`${path}/:grantId`, async (c) => {
     const caller = { scope: c.get('scope'), identity: c.get('identity') };

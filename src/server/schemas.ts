@@ -86,6 +86,7 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
       for: z.union([z.string().min(1), z.number()]),
       scope: z.enum(['thread', 'resource']),
       matchArgs: z.boolean().optional(),
+      release: z.boolean().optional(),
     })
     .optional(),
 });

@@ -1,3 +1,4 @@
+import type { GrantRelease } from '../common/grant-types.js';
 import type { Chunk, FinishReason, ToolCallRef, Usage } from '../common/chunks.js';
 import type { AgentStream, SuspendPayload, ToolResultRef } from './agent-stream.js';
 
@@ -25,6 +26,8 @@ export interface AgentOutput {
   error?: string;
   /** With `error`: the code of a run ended from outside, e.g. `RUN_TERMINATED`. */
   errorCode?: string;
+  /** After an approval with a grant: the other calls it released (docs/grant-release.md). */
+  grantRelease?: GrantRelease;
 }
 
 /** Reads a stream to its end and gathers it into one output. */
@@ -43,6 +46,7 @@ export async function collectOutput(stream: AgentStream): Promise<AgentOutput> {
     usage: await stream.usage,
     ...(error?.type === 'error' ? { error: error.payload.error } : {}),
     ...(error?.type === 'error' && error.payload.code ? { errorCode: error.payload.code } : {}),
+    ...(stream.grantRelease ? { grantRelease: stream.grantRelease } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { GrantRelease } from '../common/grant-types.js';
 import type { Chunk, ChunkOf, FinishReason, ToolCallRef, Usage } from '../common/chunks.js';
 import { refOf, ZERO_USAGE } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
@@ -51,6 +52,11 @@ export class AgentStream {
    */
   readonly recorded: Promise<Chunk[]>;
   private readonly buffer: ReplayBuffer<StreamItem>;
+  /**
+   * After an approval with a grant: the other waiting calls the grant released, and those
+   * refused (docs/grant-release.md). Undefined otherwise.
+   */
+  grantRelease?: GrantRelease;
 
   constructor(
     runId: string,

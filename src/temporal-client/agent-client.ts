@@ -13,7 +13,7 @@ import type { Scope, ScopeAction } from '../common/scope.js';
 import type { AgentClientContext } from './agent-client-context.js';
 import { collectOutput, type AgentOutput } from '../stream/agent-output.js';
 import { AgentStream, latestPending } from '../stream/agent-stream.js';
-import { applyDecision } from './apply-decision.js';
+import { applyDecision, type DecisionExtras } from './apply-decision.js';
 import { autoResume } from './auto-resume.js';
 import { callFailure, shutDownError } from './call-failure.js';
 import {
@@ -38,8 +38,7 @@ import {
 import { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
 import { ScopeGuard, type SeenRun } from './scope-guard.js';
-import type { GrantWithDecision } from '../common/grant-types.js';
-import { grantForDecision } from './grant-with-decision.js';
+import { giveAndRelease, grantForDecision } from './grant-with-decision.js';
 import { checkActiveTools, startRun } from './start-run.js';
 import { checkHandOffOptions, sendHandOff, type HandOffOptions } from './hand-off.js';
 
@@ -88,9 +87,10 @@ export class AgentClient {
     return collectOutput(await this.stream(messages, options));
   }
 
-  /** With `grant`, also gives a grant for the call's tool (docs/grants.md) once it applies. */
+  /** With `grant`, also gives a grant for the call's tool (docs/grants.md) and releases it. */
   async approveToolCall(options: ApproveOptions): Promise<AgentStream> {
-    return this.decide('approve', checkDecision(options, 'approveToolCall'), options.grant);
+    const decision = checkDecision({ ...options, grant: undefined }, 'approveToolCall');
+    return this.decide('approve', decision, options.grant);
   }
 
   async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
@@ -113,13 +113,12 @@ export class AgentClient {
   }
 
   /**
-   * Applies one approve or decline and answers with what the run recorded, without following
-   * the run: the building block of batch decisions (`Tollgate.decideMany`) and signed links.
-   * `channel: 'link'` is recorded as the decision's audit channel.
+   * One approve or decline, answering what the run recorded, without following the run: for batch
+   * decisions, signed links (`channel: 'link'`, so audited) and grant releases (`grant`).
    */
   async decideToolCall(
     kind: 'approve' | 'decline',
-    options: DecisionOptions & { channel?: 'link' },
+    options: DecisionOptions & DecisionExtras,
   ): Promise<AppliedDecision> {
     const checked = checkDecision(
       options,
@@ -164,8 +163,7 @@ export class AgentClient {
 
   /**
    * Starts a new run of this agent from run `request.runId`'s conversation at the end of step
-   * `request.step` (docs/fork.md), and streams it. The original is only read. Needs `read` on the
-   * original and `start`.
+   * `request.step` (docs/fork.md), streamed; the original is only read (`read` on it, `start`).
    *
    * @throws TollgateError `INVALID_FORK_STEP` (a step the run cannot be forked at), `RUN_NOT_FOUND`,
    * `AGENT_NOT_FOUND` (no worker hosts the agent), `INVALID_OPTIONS`.
@@ -256,7 +254,7 @@ export class AgentClient {
   private async decide(
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
-    grant?: GrantWithDecision,
+    grant?: ApproveOptions['grant'],
   ): Promise<AgentStream> {
     const { client, run } = await this.ownRun('decide', options.runId);
     const { grants } = this.context;
@@ -266,14 +264,19 @@ export class AgentClient {
     const granted = grant && (await grantForDecision({ ...facts, scope: this.guard.scope }, grant));
     const live = new LiveSubscription(this.context.bus, options.runId);
     let applied: AppliedDecision;
+    let release: AgentStream['grantRelease'];
     try {
       applied = await applyDecision(this.context, this.agentId, client, kind, options, run);
-      if (granted) await grants.add(granted);
+      const deps = { client: this.context.client, scope: this.guard.scope, agent: this };
+      const approved = { runId: options.runId, toolCallId: applied.toolCallId };
+      if (granted) release = await giveAndRelease(deps, grants, granted, grant!, approved);
     } catch (error) {
       live.close();
       throw error;
     }
-    return this.follow(client, options.runId, applied.offset, live);
+    const stream = this.follow(client, options.runId, applied.offset, live);
+    if (release) stream.grantRelease = release;
+    return stream;
   }
 
   private follow(

@@ -1,7 +1,12 @@
 import { isGrpcDeadlineError, type Client } from '@temporalio/client';
 import type { UpdateDefinition } from '@temporalio/common';
 import { parseDuration } from '../common/approval-rules.js';
-import type { AppliedDecision, DecisionInput, DecisionKind } from '../common/decision-types.js';
+import type {
+  AppliedDecision,
+  DecisionGrant,
+  DecisionInput,
+  DecisionKind,
+} from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import { decisionUpdates } from '../common/messages.js';
@@ -11,6 +16,14 @@ import { callFailure } from './call-failure.js';
 import type { SeenRun } from './scope-guard.js';
 import type { DecisionOptions } from './run-options.js';
 import { workerUnavailable } from './worker-pollers.js';
+
+/** What a decision may carry besides `DecisionOptions`: how it came (`DecisionInput`). */
+export interface DecisionExtras {
+  /** Recorded as the decision's audit channel: a signed link. */
+  channel?: 'link';
+  /** The standing grant that approves the call (a grant's release). */
+  grant?: DecisionGrant;
+}
 
 /**
  * Sends one decision as an update, validated by the run before anything reaches history, and
@@ -25,10 +38,11 @@ export async function applyDecision(
   agentId: string,
   client: Client,
   kind: DecisionKind,
-  options: DecisionOptions & { resumeData?: JsonValue; channel?: 'link' },
+  options: DecisionOptions & DecisionExtras & { resumeData?: JsonValue },
   run?: SeenRun,
 ): Promise<AppliedDecision> {
-  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel, amount } = options;
+  const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel } = options;
+  const { amount, grant } = options;
   const input = {
     agentId: agentId,
     ...(args !== undefined ? { args } : {}),
@@ -39,6 +53,7 @@ export async function applyDecision(
     ...(decidedBy !== undefined ? { decidedBy } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
     ...(channel !== undefined ? { channel } : {}),
+    ...(grant !== undefined ? { grant } : {}),
   } satisfies DecisionInput;
   return sendWithinWait(context, client, decisionUpdates[kind], input, options, run);
 }

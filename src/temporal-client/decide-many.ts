@@ -6,6 +6,9 @@ import {
 } from '../common/batch-decisions.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { AgentClient } from './agent-client.js';
+import { mapLimited } from './batch-work.js';
+
+export { explainError } from './batch-work.js';
 
 /** Options of `Tollgate.decideMany`. */
 export interface DecideManyOptions {
@@ -14,9 +17,6 @@ export interface DecideManyOptions {
   /** How long each decision waits for its run to confirm (see `DecisionOptions.wait`). */
   wait?: number | string;
 }
-
-/** Decisions sent at once; the rest wait for a free slot, so a large batch does not flood Temporal. */
-const PARALLEL = 8;
 
 /**
  * Decides each call of `decisions` as if it were sent alone (scope, approvers, fingerprint,
@@ -35,16 +35,7 @@ export async function decideMany(
       `decideMany needs an array of at most ${MAX_BATCH_DECISIONS} decisions; split larger batches.`,
     );
   }
-  const results = new Array<BatchDecisionResult>(decisions.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < decisions.length) {
-      const at = next++;
-      results[at] = await decideOne(agentOf, decisions[at]!, options, explain);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, decisions.length) }, worker));
-  return results;
+  return mapLimited(decisions, (item) => decideOne(agentOf, item, options, explain));
 }
 
 async function decideOne(
@@ -80,10 +71,4 @@ async function decideOne(
   } catch (error) {
     return { ...ref, ok: false, error: explain(error) };
   }
-}
-
-/** A Tollgate error's code and message; anything else as `INTERNAL` with its text. */
-export function explainError(error: unknown): { code: string; message: string } {
-  if (error instanceof TollgateError) return { code: error.code, message: error.message };
-  return { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
 }

@@ -1,10 +1,11 @@
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
-import type { GrantRequest, GrantWithDecision } from '../common/grant-types.js';
+import type { GrantRelease, GrantRequest, GrantWithDecision } from '../common/grant-types.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import type { Scope } from '../common/scope.js';
 import type { GrantRegistry } from './grants.js';
 import type { RunFacts } from './run-facts.js';
+import { releaseCovered, type ReleaseDeps } from './grant-release.js';
 
 /** What `approve(..., { grant })` needs to know of the run and its caller. */
 export interface DecisionGrantContext {
@@ -30,12 +31,15 @@ export async function grantForDecision(
   context: DecisionGrantContext,
   options: GrantWithDecision,
 ): Promise<GrantRequest | undefined> {
-  const { scope: kind, matchArgs } = (options ?? {}) as Partial<GrantWithDecision>;
+  const { scope: kind, matchArgs, release } = (options ?? {}) as Partial<GrantWithDecision>;
   if (kind !== 'thread' && kind !== 'resource') {
     throw invalid(`grant.scope must be 'thread' or 'resource', not ${JSON.stringify(kind)}.`);
   }
   if (matchArgs !== undefined && typeof matchArgs !== 'boolean') {
     throw invalid('grant.matchArgs must be true or false when given.');
+  }
+  if (release !== undefined && typeof release !== 'boolean') {
+    throw invalid('grant.release must be true or false when given.');
   }
   const approvals = (await context.pending()).filter((call) => call.requiresApproval);
   const call =
@@ -71,6 +75,22 @@ export async function grantForDecision(
       ...(context.decidedBy ? { identity: context.decidedBy } : {}),
     },
   );
+}
+
+/**
+ * Gives the grant an approval carried, then (unless `release: false`) approves the other calls
+ * waiting that it covers (docs/grant-release.md), except the one just approved.
+ */
+export async function giveAndRelease(
+  deps: ReleaseDeps,
+  registry: GrantRegistry,
+  request: GrantRequest,
+  options: GrantWithDecision,
+  approved: { runId: string; toolCallId: string },
+): Promise<GrantRelease | undefined> {
+  const grant = await registry.add(request);
+  if (options.release === false) return undefined;
+  return releaseCovered(deps, grant, approved);
 }
 
 function invalid(message: string): TollgateError {

@@ -1,12 +1,13 @@
-import {
-  WorkflowIdConflictPolicy,
-  WorkflowIdReusePolicy,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
-import type { Grant, GrantInput, GrantRequest, GrantsState } from '../common/grant-types.js';
+import type {
+  Grant,
+  GrantInput,
+  GrantRelease,
+  GrantRequest,
+  GrantsState,
+} from '../common/grant-types.js';
 import { EMPTY_GRANTS, grantRequestOf, liveGrants, unknownGrant } from '../common/grants.js';
 import { grantCreateUpdate, grantRevokeUpdate } from '../common/messages.js';
 import {
@@ -19,6 +20,8 @@ import {
 import { GRANTS_MEMO_KEY, GRANTS_WORKFLOW, grantsRegistryId } from '../common/wire.js';
 import type { AgentDirectory } from './agent-directory.js';
 import { toTollgateError } from './errors.js';
+import { releaseCovered, type ReleaseDeps } from './grant-release.js';
+import { readRegistryMemo, startRegistry, type RegistryRef } from './registry-memo.js';
 import { sendUpdate } from './send-update.js';
 
 /** Who asks: the limits of their token and the identity grants are given in. */
@@ -49,7 +52,26 @@ export class GrantRegistry {
     private readonly directory: AgentDirectory,
     /** Workers that polled the task queue lately (`Tollgate.workerPollers`). */
     private readonly pollers: () => Promise<number>,
+    /** A handle on an agent's runs held to `scope`, whose decisions a release sends. */
+    private readonly agentOf?: (agentId: string, scope?: Scope) => ReleaseDeps['agent'],
   ) {}
+
+  /**
+   * Approves the waiting calls a live grant covers (docs/grant-release.md), in runs the caller
+   * may see, each in the name of who gave the grant and judged by its run as any approval.
+   *
+   * @throws TollgateError `GRANT_NOT_FOUND` (unknown, expired, revoked or outside the scope),
+   * `FORBIDDEN` (no `decide`).
+   */
+  async release(grantId: string, caller: GrantCaller = {}): Promise<GrantRelease> {
+    requireAction(caller.scope, 'decide');
+    if (typeof grantId !== 'string' || grantId === '' || !this.agentOf) throw unknownGrant(grantId);
+    const state = await readGrants(await this.client(), this.taskQueue);
+    const grant = liveGrants(state, Date.now()).find((g) => g.grantId === grantId);
+    if (!grant || !maySeeRun(caller.scope, grant)) throw unknownGrant(grantId);
+    const agent = this.agentOf(grant.agentId, caller.scope);
+    return releaseCovered({ client: this.client, scope: caller.scope, agent }, grant);
+  }
 
   /**
    * Grants and revocations are updates of the registry, which runs on the agents' task queue:
@@ -96,15 +118,12 @@ export class GrantRegistry {
     const client = await this.client();
     await this.requireWorker();
     const id = grantsRegistryId(this.taskQueue);
-    await client.workflow.start(GRANTS_WORKFLOW, {
-      workflowId: id,
-      taskQueue: this.taskQueue,
-      args: [EMPTY_GRANTS],
-      memo: { [GRANTS_MEMO_KEY]: EMPTY_GRANTS },
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      staticSummary: `Grants of task queue ${this.taskQueue}`,
-    });
+    await startRegistry(
+      client,
+      grantsRef(this.taskQueue),
+      this.taskQueue,
+      `Grants of task queue ${this.taskQueue}`,
+    );
     try {
       return await sendUpdate(client, id, grantCreateUpdate, [request]);
     } catch (error) {
@@ -155,15 +174,15 @@ export class GrantRegistry {
 }
 
 /** The registry's state from its memo; empty when there is none yet. */
-export async function readGrants(client: Client, taskQueue: string): Promise<GrantsState> {
-  try {
-    const description = await client.workflow.getHandle(grantsRegistryId(taskQueue)).describe();
-    if (description.type !== GRANTS_WORKFLOW || description.status.name !== 'RUNNING') {
-      return EMPTY_GRANTS;
-    }
-    return (description.memo?.[GRANTS_MEMO_KEY] as GrantsState | undefined) ?? EMPTY_GRANTS;
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return EMPTY_GRANTS;
-    throw await toTollgateError(error, grantsRegistryId(taskQueue));
-  }
+export function readGrants(client: Client, taskQueue: string): Promise<GrantsState> {
+  return readRegistryMemo(client, grantsRef(taskQueue));
+}
+
+function grantsRef(taskQueue: string): RegistryRef<GrantsState> {
+  return {
+    workflowType: GRANTS_WORKFLOW,
+    workflowId: grantsRegistryId(taskQueue),
+    memoKey: GRANTS_MEMO_KEY,
+    empty: EMPTY_GRANTS,
+  };
 }

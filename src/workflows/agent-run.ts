@@ -82,6 +82,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
     const manifest = await describeAgent(input.agentId, toolNaming, state);
     if (!continued) state.autoResume = manifest.autoResume ?? false;
+    Object.assign(state.live, manifest.livePolicy);
     if (!continued && input.activeTools) startNarrowed(state, manifest, input.activeTools);
     if (doesLocalWork(manifest)) {
       state.status.keepRepeats();
@@ -157,6 +158,7 @@ async function runSteps(
     onlyTightens: requestOnlyTightens(input),
     ...(input.approvalOverride ? { override: input.approvalOverride } : {}),
     ...(input.activeTools ? { activeTools: input.activeTools } : {}),
+    live: state.live,
   };
   // Messages the worker has already seen: each step sends only what came after them, so history
   // grows linearly with the conversation instead of quadratically.

@@ -14,6 +14,7 @@ const FIELDS = new Set([
   'agentId',
   'deadline',
   'channel',
+  'grant',
 ]);
 
 /**
@@ -52,6 +53,20 @@ export function checkDecisionInput(raw: unknown): Checked {
     return {
       ok: false,
       message: `Decision field "channel" may only be "link", not ${describe(input.channel)}.`,
+    };
+  }
+  const grant = input.grant as Record<string, unknown> | undefined;
+  if (
+    grant !== undefined &&
+    (typeof grant !== 'object' ||
+      grant === null ||
+      typeof grant.grantId !== 'string' ||
+      grant.grantId === '' ||
+      typeof grant.expiresAt !== 'string')
+  ) {
+    return {
+      ok: false,
+      message: 'Decision field "grant" must be { grantId: string, expiresAt: string }.',
     };
   }
   const decidedBy = input.decidedBy;

@@ -53,10 +53,14 @@ type Located =
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { reason, decidedBy, resumeData, args, amount } = input.value;
+  const { reason, decidedBy, resumeData, args, amount, grant } = input.value;
   const located = locateCall(state, kind, input.value);
   if (!located.ok) return located;
   const { call } = located;
+  if (grant !== undefined) {
+    const problem = grantProblem(call, kind, args);
+    if (problem) return { ok: false, code: 'INVALID_GRANT', message: problem };
+  }
   const refusal = kind === 'resume' ? undefined : checkGovernance(call, kind, input.value);
   if (refusal) return { ok: false, ...refusal };
   if (kind === 'resume') {
@@ -76,6 +80,7 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
     ...(args !== undefined && kind === 'approve' ? { args } : {}),
     ...(amount !== undefined ? { amount } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
+    ...(grant !== undefined ? { grant } : {}),
   };
   return { ok: true, call, decision };
 }
@@ -126,6 +131,18 @@ export function locateCall(
     };
   }
   return { ok: true, call };
+}
+
+/** A grant approves the call as it was asked, alone: never edits, a decline or a quorum. */
+function grantProblem(call: WaitingCall, kind: DecisionKind, args: unknown): string | undefined {
+  const what = `tool call ${call.toolCallId} (${call.toolName})`;
+  if (kind !== 'approve') return `A grant only approves; ${kind} ${what} without one.`;
+  if (args !== undefined) return `A grant approves ${what} as asked; send edited args without it.`;
+  if (call.route) return `No grant here covers ${what}: it waits in a sub-agent's run.`;
+  if ((call.quorum ?? 1) > 1) {
+    return `No grant covers ${what}: it needs ${call.quorum} approvers; approve it in person.`;
+  }
+  return undefined;
 }
 
 function latestOfKind(state: JudgedRun, kind: JudgedKind): WaitingCall | undefined {

@@ -14,6 +14,7 @@ import { forwardDecision, installChildStatusHandler } from './delegation.js';
 import { installHandOff } from './hand-off.js';
 import { installRefusalNotes } from './refusal-notes.js';
 import { auditRefusedSignal } from './refused-signal.js';
+import { installLivePolicy } from './live-policy-run.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
 
@@ -33,6 +34,14 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
       ok: false,
       code: 'INVALID_DECISION',
       message: 'Unknown decision field "channel" (signals cannot carry it).',
+    };
+  }
+  if ((raw as DecisionInput | undefined)?.grant !== undefined) {
+    // Signals cannot answer, and a grant's release must say which calls it let through.
+    return {
+      ok: false,
+      code: 'INVALID_DECISION',
+      message: 'Unknown decision field "grant" (signals cannot carry it; send an update).',
     };
   }
   const verdict = judgeDecision(state.calls, kind, raw);
@@ -70,7 +79,8 @@ export function installHandlers(state: RunState): void {
         const verdict = judgeDecision(state.calls, kind, input);
         if (!verdict.ok) throw refuse(verdict);
         // Applied before any await, so a second decision in the same batch sees it taken.
-        const applied = state.apply(verdict.call, verdict.decision, input.channel ?? 'update');
+        const channel = input.grant ? 'grant' : (input.channel ?? 'update');
+        const applied = state.apply(verdict.call, verdict.decision, channel);
         await forwardDecision(state, verdict.call, kind, verdict.decision);
         return applied;
       },
@@ -93,4 +103,5 @@ export function installHandlers(state: RunState): void {
   installRefusalNotes(state);
   installHandOff(state);
   installMoveNotes(state);
+  installLivePolicy(state);
 }

@@ -30,6 +30,11 @@ export interface GateContext {
   override?: ApprovalOverride;
   /** The request's `activeTools`: a call of any other tool is refused before any policy. */
   activeTools?: string[];
+  /**
+   * The run's live approval rules (docs/live-policies.md), tool → whether it waits; changed by
+   * the `tollgate.livePolicy` update. They outrank every coded rule of the tool.
+   */
+  live?: Readonly<Record<string, boolean>>;
 }
 
 export type { GateOutcome };
@@ -65,6 +70,8 @@ export async function decideGates(
       outcomes.set(call.toolCallId, { gated: false, source: 'active-tools', notActive: true });
     // A delegation runs nothing itself; the sub-agent's own calls are gated where they are made.
     else if (tool?.delegate) set(false, 'delegation');
+    else if (context.live?.[call.toolName] !== undefined)
+      set(context.live[call.toolName]!, 'live-policy');
     else if (tool?.approval === 'predicate') byToolPredicate.push(refOf(call));
     else if (tool?.approval === 'always') set(true, 'tool');
     else if (policy.kind === 'always' || policy.kind === 'never')

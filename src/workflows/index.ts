@@ -4,11 +4,19 @@ import { agentThread } from './agent-thread.js';
 import { budgetCounter } from './budget-counter.js';
 import { agentDirectoryEntry } from './agent-directory.js';
 import { grantsRegistry } from './grants-registry.js';
+import { livePoliciesRegistry } from './live-policies-registry.js';
 import { mcpPinsRegistry } from './mcp-pins-registry.js';
 
 export { agentRun } from './agent-run.js';
 export { tollgateReplayCheck } from './replay-check.js';
-export { agentThread, agentDirectoryEntry, budgetCounter, grantsRegistry, mcpPinsRegistry };
+export {
+  agentThread,
+  agentDirectoryEntry,
+  budgetCounter,
+  grantsRegistry,
+  livePoliciesRegistry,
+  mcpPinsRegistry,
+};
 
 // Records that live as long as the task queue move to the current build at their next task
 // (docs/deploying.md): pinned, they would keep every build they ever ran on from retiring. A run
@@ -19,6 +27,7 @@ const RECORDS: ((input: never) => Promise<unknown>)[] = [
   budgetCounter,
   agentDirectoryEntry,
   grantsRegistry,
+  livePoliciesRegistry,
   mcpPinsRegistry,
 ];
 const followCurrentBuild = () =>

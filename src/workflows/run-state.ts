@@ -1,6 +1,11 @@
 import { addUsage, ZERO_USAGE, type FinishReason, type Usage } from '../common/chunks.js';
 import type { JsonValue } from '../common/json.js';
-import type { AppliedDecision, DecisionChannel, ModelToolCall } from '../common/run-types.js';
+import type {
+  AppliedDecision,
+  DecidedBy,
+  DecisionChannel,
+  ModelToolCall,
+} from '../common/run-types.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { AuditLog, auditRef } from './audit-log.js';
 import { ChildRuns } from './child-runs.js';
@@ -33,6 +38,8 @@ export class RunState {
   agentQueue: string | undefined;
   /** Agent work tries the run's own queue first (`AgentRoute`, `onAgentHost`). */
   hereFirst = false;
+  /** Live approval rules (docs/live-policies.md): from the manifest, then each change told. */
+  readonly live: Record<string, boolean> = {};
 
   constructor(
     readonly runId: string,
@@ -112,6 +119,17 @@ export class RunState {
   }
 
   private auditDecision(call: WaitingCall, decision: Decision, channel: DecisionChannel): void {
+    const grant = decision.grant;
+    if (grant) {
+      this.audit.add({
+        type: 'grant-used',
+        ...auditRef(call),
+        grantId: grant.grantId,
+        ...(decision.decidedBy ? { grantedBy: decision.decidedBy } : {}),
+        fingerprint: call.fingerprint,
+        expiresAt: grant.expiresAt,
+      });
+    }
     this.audit.add({
       type: 'decision',
       ...auditRef(call),
@@ -127,7 +145,26 @@ export class RunState {
             editedFingerprint: toolCallFingerprint(call.toolName, decision.args),
           }
         : {}),
+      ...(grant ? { grantId: grant.grantId } : {}),
     });
+  }
+
+  /**
+   * A live rule that no longer asks for approval releases a waiting call: approved, recorded as
+   * the policy's doing and not a person's (docs/live-policies.md).
+   */
+  releaseByPolicy(call: WaitingCall, change: { changedBy?: DecidedBy; reason?: string }): void {
+    this.log.relayEnd();
+    this.audit.add({ type: 'policy-release', ...auditRef(call), ...change });
+    this.audit.add({
+      type: 'decision',
+      ...auditRef(call),
+      decision: 'approved',
+      channel: 'policy',
+      fingerprint: call.fingerprint,
+    });
+    this.calls.settle(call, { kind: 'approve' });
+    this.activity.resumed();
   }
 
   /** The call's deadline passed before a decision: it stops waiting and is recorded as expired. */

@@ -40,17 +40,21 @@ export class ModelSteps {
   private queued: StretchStep[] = [];
   /** Where the next queued step's text went live, by `nextStepChunkOffset`. */
   private liveOffset = 0;
-  private readonly rules: StretchRules | undefined;
+  /** The rules of the current stretch, made again as each starts (live rules may change). */
+  private rules: StretchRules | undefined;
 
   constructor(
     private readonly context: ToolRunContext,
-    gates: GateContext,
+    private readonly gates: GateContext,
     stretches: boolean,
   ) {
-    this.rules =
-      stretches && modelStepsAreLocal(context.manifest)
-        ? stretchRulesOf(context.manifest, policyFactsOf(gates), gates.activeTools)
-        : undefined;
+    this.rules = stretches && modelStepsAreLocal(context.manifest) ? this.rulesNow() : undefined;
+  }
+
+  private rulesNow(): StretchRules {
+    const { manifest } = this.context;
+    const { activeTools, live } = this.gates;
+    return stretchRulesOf(manifest, policyFactsOf(this.gates), activeTools, live);
   }
 
   /**
@@ -99,7 +103,7 @@ export class ModelSteps {
 
   private stretch(input: ModelStepInput, maxSteps: number): Promise<StretchOutput> {
     const { state, manifest } = this.context;
-    const rules = this.rules!;
+    const rules = (this.rules = this.rulesNow());
     const settings = modelStepSettings(manifest);
     const toolTimeoutMs = Math.max(
       0,

@@ -1,5 +1,6 @@
 import { EMPTY_OBJECT_SCHEMA, refOf, type ChunkOf } from '../common/chunks.js';
 import type { BudgetAsk } from '../common/budget.js';
+import type { DecisionGrant } from '../common/decision-types.js';
 import type { JsonValue } from '../common/json.js';
 import type {
   DecidedBy,
@@ -40,6 +41,8 @@ export interface Decision {
   args?: JsonValue;
   /** A budget approval's raise of the run's limit. */
   amount?: number;
+  /** Approved by this standing grant (`DecisionInput.grant`). */
+  grant?: DecisionGrant;
 }
 
 export interface WaitDetails {
