@@ -108,6 +108,7 @@ describe('the agent directory', () => {
         agentId: 'dir-helper',
         name: 'dir-helper',
         tools: [],
+        delegations: [],
         subAgents: [],
         taskQueue: tollgate.taskQueue,
         lastPublishedAt: expect.any(String),
@@ -118,6 +119,8 @@ describe('the agent directory', () => {
         name: 'Directory Supervisor',
         description: 'Answers questions.',
         tools: ['lookup-record'],
+        // The names the model sees for its sub-agents: what a request's activeTools may list.
+        delegations: ['agent-helper'],
         subAgents: ['dir-helper'],
         taskQueue: tollgate.taskQueue,
         lastPublishedAt: expect.any(String),

@@ -183,8 +183,15 @@ describe('loadAuthConfig', () => {
     const dir = await mkdtemp(join(tmpdir(), 'tollgate-tokens-'));
     const file = join(dir, 'tokens.json');
     await writeFile(file, JSON.stringify({ tokens }));
-    expect(loadAuthConfig({ env: { TOLLGATE_TOKENS_FILE: file } })).toEqual({ tokens });
-    expect(loadAuthConfig({ file, env: { TOLLGATE_TOKENS: '[]' } })).toEqual({ tokens });
+    // Read from a file, the config names it: the server reads it again when it changes.
+    expect(loadAuthConfig({ env: { TOLLGATE_TOKENS_FILE: file } })).toEqual({
+      tokens,
+      tokensFile: file,
+    });
+    expect(loadAuthConfig({ file, env: { TOLLGATE_TOKENS: '[]' } })).toEqual({
+      tokens,
+      tokensFile: file,
+    });
   });
 
   it('names the problem of a bad or missing config in an INVALID_OPTIONS error', () => {
