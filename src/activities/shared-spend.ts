@@ -7,7 +7,9 @@ import {
 import { budgetCommitUpdate } from '../common/messages.js';
 import {
   counterMemo,
+  spentAt,
   ZERO_SPENT,
+  type CounterMemo,
   type CounterState,
   type SharedSpendInput,
   type SpentUsage,
@@ -18,7 +20,8 @@ import { sendUpdate } from '../temporal-client/send-update.js';
 /**
  * The shared spend of a run's counters, in their order (docs/budgets.md "Shared budgets"): read
  * from each counter's memo, which a commit's update changes before it answers, so a read after a
- * commit sees it. A counter not started yet has spent nothing.
+ * commit sees it; a rolling window's buckets are counted at the activity's time. A counter not
+ * started yet, or closed, has spent nothing.
  */
 export async function readSharedSpend(
   client: Client,
@@ -29,8 +32,7 @@ export async function readSharedSpend(
       try {
         const { memo, status } = await client.workflow.getHandle(id).describe();
         if (status.name !== 'RUNNING') return ZERO_SPENT;
-        const shown = memo?.[BUDGET_COUNTER_MEMO_KEY] as { usage?: SpentUsage } | undefined;
-        return shown?.usage ?? ZERO_SPENT;
+        return spentAt(memo?.[BUDGET_COUNTER_MEMO_KEY] as CounterMemo | undefined, Date.now());
       } catch (error) {
         if (error instanceof WorkflowNotFoundError) return ZERO_SPENT;
         throw error;

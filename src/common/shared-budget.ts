@@ -1,7 +1,7 @@
 /**
  * Shared budgets (docs/budgets.md "Shared budgets"): limits on what the runs of one agent spend
- * together per thread, resource or agent per UTC day, counted by one `budgetCounter` workflow per
- * (task queue, agent, scope, key, day). JSON-safe and dependency-free: the agent's definition, the
+ * together per thread, resource or agent per UTC day or rolling window, counted by one
+ * `budgetCounter` workflow per (task queue, agent, scope, key, period). JSON-safe and dependency-free: the agent's definition, the
  * workflow, the counter and the activities share it.
  */
 import {
@@ -13,6 +13,15 @@ import {
   type SharedBudgetRef,
   type SharedScope,
 } from './budget.js';
+import {
+  rollingPeriod,
+  rollingWindowMs,
+  windowOf,
+  windowProblem,
+  windowUsage,
+  withUsage,
+  type Buckets,
+} from './rolling-window.js';
 
 export type { SharedBudgetRef, SharedScope };
 
@@ -27,8 +36,11 @@ export interface SpentUsage {
 export interface SharedBudget extends BudgetLimits {
   /** Whose runs share it: one counter per thread id, per resource id, or one for the agent. */
   per: SharedScope;
-  /** How long a counter counts: one UTC calendar day (from workflow time). Default `'day'`. */
-  period?: 'day';
+  /**
+   * How long a counter counts: one UTC calendar day (from workflow time), or a rolling window of
+   * 1 second to 31 days, e.g. `{ rolling: '24 hours' }` (a duration, or ms). Default `'day'`.
+   */
+  period?: 'day' | { rolling: string | number };
 }
 
 /** What a counter keeps: the summed usage of its runs' steps, and each run's last step counted. */
@@ -38,6 +50,13 @@ export interface CounterState {
   usage: SpentUsage;
   /** Run id → last step counted, so a retried commit never counts a step twice. */
   steps: Record<string, number>;
+  /** A rolling window's usage by bucket (`rolling-window.ts`); absent for a day's counter. */
+  buckets?: Buckets;
+  /**
+   * A rolling window's run id → workflow time of its last commit: a run silent for two windows is
+   * forgotten (with its `steps` entry), so a long-lived counter's state stays bounded.
+   */
+  committedAt?: Record<string, number>;
 }
 
 /** One step's usage, added to a counter after the step. */
@@ -70,7 +89,10 @@ export function dayEndMs(day: string): number {
   return Date.parse(`${day}T00:00:00.000Z`) + DAY_MS;
 }
 
-/** The counter of `budget` for a run: its key from the run, its period from workflow time. */
+/**
+ * The counter of `budget` for a run: its key from the run; its period the window, or the UTC day
+ * of workflow time.
+ */
 export function refOf(
   budget: SharedBudget,
   run: { agentId: string; threadId?: string | undefined; resourceId?: string | undefined },
@@ -80,7 +102,10 @@ export function refOf(
     budget.per === 'agent'
       ? run.agentId
       : ((budget.per === 'thread' ? run.threadId : run.resourceId) ?? '');
-  return { per: budget.per, key, period: dayOf(nowMs) };
+  const { period } = budget;
+  const counted =
+    typeof period === 'object' ? rollingPeriod(rollingWindowMs(period.rolling)) : dayOf(nowMs);
+  return { per: budget.per, key, period: counted };
 }
 
 /** Workflow id of a counter; every part URI-encoded, so no `/` in a name makes two share an id. */
@@ -89,10 +114,30 @@ export function counterId(taskQueue: string, agentId: string, ref: SharedBudgetR
   return `tollgate-budget/${parts.join('/')}`;
 }
 
-/** The counter after `commit`: unchanged when the run's step was counted already. */
-export function withCommit(state: CounterState, commit: CounterCommit): CounterState {
+/**
+ * The counter after `commit` at workflow time `nowMs`: unchanged when the run's step was counted
+ * already. A rolling window's usage is what its buckets hold at `nowMs`.
+ */
+export function withCommit(
+  state: CounterState,
+  commit: CounterCommit,
+  nowMs: number,
+): CounterState {
   const counted = state.steps[commit.runId];
   if (counted !== undefined && counted >= commit.step) return state;
+  const steps = { ...state.steps, [commit.runId]: commit.step };
+  const windowMs = windowOf(state.ref.period);
+  if (windowMs !== undefined) {
+    const buckets = withUsage(state.buckets ?? {}, windowMs, nowMs, commit.usage);
+    const committedAt = { ...state.committedAt, [commit.runId]: nowMs };
+    for (const [runId, at] of Object.entries(committedAt)) {
+      if (at >= nowMs - 2 * windowMs) continue;
+      delete committedAt[runId];
+      delete steps[runId];
+    }
+    const usage = windowUsage(buckets, windowMs, nowMs);
+    return { ...state, usage, steps, buckets, committedAt };
+  }
   const { usage } = state;
   return {
     ...state,
@@ -101,25 +146,38 @@ export function withCommit(state: CounterState, commit: CounterCommit): CounterS
       outputTokens: usage.outputTokens + commit.usage.outputTokens,
       totalTokens: usage.totalTokens + commit.usage.totalTokens,
     },
-    steps: { ...state.steps, [commit.runId]: commit.step },
+    steps,
   };
 }
 
 /** What a counter shows in its memo (Temporal UI, the runs' reads): not its per-run steps. */
-export function counterMemo(state: CounterState): {
+export interface CounterMemo {
   agentId: string;
   per: SharedScope;
   key: string;
   period: string;
+  /** A day's total; for a rolling window, what it held at the last commit. */
   usage: SpentUsage;
   runs: number;
-} {
+  /** A rolling window's buckets: a reader counts those still in the window at its own time. */
+  buckets?: Buckets;
+}
+
+export function counterMemo(state: CounterState): CounterMemo {
   return {
     agentId: state.agentId,
     ...state.ref,
     usage: state.usage,
     runs: Object.keys(state.steps).length,
+    ...(state.buckets ? { buckets: state.buckets } : {}),
   };
+}
+
+/** What a counter's memo says was spent at `nowMs`: a rolling window drops what left it since. */
+export function spentAt(memo: Partial<CounterMemo> | undefined, nowMs: number): SpentUsage {
+  const windowMs = memo?.period === undefined ? undefined : windowOf(memo.period);
+  if (windowMs !== undefined && memo?.buckets) return windowUsage(memo.buckets, windowMs, nowMs);
+  return memo?.usage ?? ZERO_SPENT;
 }
 
 /** What is wrong with `value` as a counter's commit, or `undefined`: the update's validator. */
@@ -172,9 +230,13 @@ export function sharedBudgetsProblem(value: unknown, where: string): string | un
     if (!SCOPES.includes(per as SharedScope)) {
       return `${field}.per must be 'thread', 'resource' or 'agent', not ${JSON.stringify(per) ?? 'undefined'}.`;
     }
-    if (period !== undefined && period !== 'day') {
-      return `${field}.period must be 'day' (a UTC calendar day), not ${JSON.stringify(period)}.`;
+    const rolling = (period as { rolling?: unknown } | undefined)?.rolling;
+    if (period !== undefined && period !== 'day' && rolling === undefined) {
+      return `${field}.period must be 'day' (a UTC calendar day) or { rolling: '24 hours' }, not ${JSON.stringify(period)}.`;
     }
+    const windowWrong =
+      rolling === undefined ? undefined : windowProblem(rolling, `${field}.period.rolling`);
+    if (windowWrong) return windowWrong;
     // One counter per scope: two budgets on it would count one spend with two price tables.
     if (seen.has(per)) return `${field}: a second budget per ${String(per)}; merge them into one.`;
     seen.add(per);

@@ -1,6 +1,7 @@
 import type { ApprovalRules } from '../common/approval-rules.js';
 import { budgetProblem, type BudgetLimits } from '../common/budget.js';
 import { TollgateError } from '../common/errors.js';
+import { rollingWindowMs } from '../common/rolling-window.js';
 import { sharedBudgetsProblem, type SharedBudget } from '../common/shared-budget.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 
@@ -13,8 +14,8 @@ export interface AgentBudget extends BudgetLimits {
    */
   approval?: Omit<ApprovalPolicy, 'remind'>;
   /**
-   * Limits the agent's runs share per thread, resource or agent per UTC day (docs/budgets.md
-   * "Shared budgets"), counted in Temporal. At most one per `per`. Default: none.
+   * Limits the agent's runs share per thread, resource or agent per UTC day or rolling window
+   * (docs/budgets.md "Shared budgets"), counted in Temporal. At most one per `per`. Default: none.
    */
   shared?: SharedBudget[];
 }
@@ -52,7 +53,7 @@ export function budgetManifest(
     limits,
     ...(rules ? { rules } : {}),
     ...(shared?.length
-      ? { shared: shared.map((entry) => ({ ...entry, period: 'day' as const })) }
+      ? { shared: shared.map((entry) => ({ ...entry, period: manifestPeriod(entry.period) })) }
       : {}),
   };
 }
@@ -62,4 +63,9 @@ function budgetRules(
   approval: AgentBudget['approval'],
 ): ApprovalRules | undefined {
   return toRules(approval, `Agent "${agentId}": budget.approval`);
+}
+
+/** The manifest's period: `'day'`, or the rolling window in ms (a duration is read once, here). */
+function manifestPeriod(period: SharedBudget['period']): SharedBudget['period'] {
+  return typeof period === 'object' ? { rolling: rollingWindowMs(period.rolling) } : 'day';
 }

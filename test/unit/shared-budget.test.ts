@@ -6,6 +6,8 @@ import {
   dayOf,
   refOf,
   sharedAsk,
+  spentAt,
+  counterMemo,
   sharedBudgetsProblem,
   withCommit,
   ZERO_SPENT,
@@ -47,10 +49,12 @@ describe('shared budgets (pure, no server)', () => {
   it('counts a run step once however often its commit is retried', () => {
     const ref = { per: 'resource' as const, key: 'acme', period: '2025-03-09' };
     const empty: CounterState = { ref, agentId: 'a', usage: ZERO_SPENT, steps: {} };
-    const once = withCommit(empty, { runId: 'r1', step: 1, usage: usage(10) });
-    expect(withCommit(once, { runId: 'r1', step: 1, usage: usage(10) })).toBe(once);
-    const both = withCommit(once, { runId: 'r2', step: 1, usage: usage(15) });
-    expect(withCommit(both, { runId: 'r1', step: 2, usage: usage(10) }).usage.totalTokens).toBe(35);
+    const once = withCommit(empty, { runId: 'r1', step: 1, usage: usage(10) }, 0);
+    expect(withCommit(once, { runId: 'r1', step: 1, usage: usage(10) }, 0)).toBe(once);
+    const both = withCommit(once, { runId: 'r2', step: 1, usage: usage(15) }, 0);
+    expect(withCommit(both, { runId: 'r1', step: 2, usage: usage(10) }, 0).usage.totalTokens).toBe(
+      35,
+    );
     expect(commitProblem({ runId: 'r', step: 1, usage: usage(-1) })).toMatch(/zero or more/);
     expect(commitProblem({ runId: 'r', step: 1, usage: usage(3) })).toBeUndefined();
   });
@@ -98,7 +102,66 @@ describe('shared budgets (pure, no server)', () => {
     expect(() => build([{ per: 'agent', tokens: { limit: 5, warnAt: 9 } }])).toThrow(
       /warnAt must be/,
     );
+    expect(() =>
+      build([{ per: 'agent', period: { rolling: '2 fortnights' }, tokens: { limit: 5 } }]),
+    ).toThrow(/budget.shared\[0\].period.rolling must be a positive number of ms or a duration/);
+    expect(() =>
+      build([{ per: 'agent', period: { rolling: '32 days' }, tokens: { limit: 5 } }]),
+    ).toThrow(/period.rolling must be between 1 second and 31 days, not "32 days"/);
+    expect(() => build([{ per: 'agent', period: { rolling: 500 }, tokens: { limit: 5 } }])).toThrow(
+      /between 1 second and 31 days/,
+    );
     expect(sharedBudgetsProblem([{ per: 'thread', tokens: { limit: 5 } }], 'b')).toBeUndefined();
+    expect(
+      sharedBudgetsProblem(
+        [{ per: 'thread', period: { rolling: '1 day' }, tokens: { limit: 5 } }],
+        'b',
+      ),
+    ).toBeUndefined();
     expect(() => build([{ per: 'thread', tokens: { limit: 5 } }])).not.toThrow();
+  });
+
+  it('keys a rolling window by its length, whatever the day', () => {
+    const budget = { per: 'resource' as const, period: { rolling: '1 day' }, tokens: { limit: 9 } };
+    const ref = refOf(budget, run, Date.parse('2025-03-09T10:00:00Z'));
+    expect(ref).toEqual({ per: 'resource', key: 'acme', period: 'rolling:86400000' });
+    expect(refOf(budget, run, Date.parse('2025-03-10T10:00:00Z'))).toEqual(ref);
+    expect(counterId('q', 'a', ref)).toBe('tollgate-budget/q/a/resource/acme/rolling%3A86400000');
+  });
+
+  it('a rolling window drops a step once it left the window, never before', () => {
+    const windowMs = 48_000; // buckets of 1 s
+    const ref = { per: 'agent' as const, key: 'a', period: `rolling:${windowMs}` };
+    const empty: CounterState = { ref, agentId: 'a', usage: ZERO_SPENT, steps: {} };
+    const t0 = 1_000_000_500;
+    const one = withCommit(empty, { runId: 'r1', step: 1, usage: usage(10) }, t0);
+    const two = withCommit(one, { runId: 'r2', step: 1, usage: usage(5) }, t0 + 30_000);
+    expect(two.usage.totalTokens).toBe(15);
+    expect(withCommit(two, { runId: 'r1', step: 1, usage: usage(10) }, t0 + 31_000)).toBe(two);
+    // Read by a run through the memo, at the reader's time.
+    const memo = counterMemo(two);
+    expect(spentAt(memo, t0 + 30_000).totalTokens).toBe(15);
+    // r1's bucket (started at t0 - 500) still overlaps the window until t0 + 48.5 s.
+    expect(spentAt(memo, t0 + windowMs).totalTokens).toBe(15);
+    expect(spentAt(memo, t0 + windowMs + 499).totalTokens).toBe(15);
+    expect(spentAt(memo, t0 + windowMs + 500).totalTokens).toBe(5);
+    expect(spentAt(memo, t0 + 30_000 + windowMs + 1_000).totalTokens).toBe(0);
+    // A commit after r1 left the window no longer carries its bucket.
+    const three = withCommit(two, { runId: 'r3', step: 1, usage: usage(1) }, t0 + 50_000);
+    expect(three.usage.totalTokens).toBe(6);
+    expect(Object.keys(three.buckets ?? {})).toHaveLength(2);
+    // A day's counter ignores the buckets: its memo's total is the day's.
+    expect(spentAt({ period: '2025-03-09', usage: usage(7) }, t0).totalTokens).toBe(7);
+  });
+
+  it('a rolling counter forgets a run silent for two windows, keeping its state bounded', () => {
+    const ref = { per: 'agent' as const, key: 'a', period: 'rolling:1000' };
+    let state: CounterState = { ref, agentId: 'a', usage: ZERO_SPENT, steps: {} };
+    for (let index = 0; index < 100; index++) {
+      state = withCommit(state, { runId: `r${index}`, step: 1, usage: usage(1) }, index * 1_000);
+    }
+    expect(Object.keys(state.steps).length).toBeLessThanOrEqual(3);
+    expect(Object.keys(state.committedAt ?? {}).length).toBeLessThanOrEqual(3);
+    expect(Object.keys(state.buckets ?? {}).length).toBeLessThanOrEqual(49);
   });
 });
