@@ -150,4 +150,50 @@ describe('shared budgets: runs of one resource share a daily token limit', () =>
       expect(await declined.finishReason).toBe('length');
     }
   }, 120_000);
+
+  it("a request's shared budget tightens the agent's of the same per, adds one of another, and a bad one starts nothing", async () => {
+    const resource = uniqueId('tight');
+    counts.modelSteps = 0;
+    counts.executions = 0;
+    const thread = uniqueId('t');
+    const tightened = await a().stream('work until done', {
+      memory: { thread, resource },
+      budget: { shared: [{ per: 'resource', tokens: { limit: 20 } }] },
+    });
+    const chunks = await chunksOf(tightened);
+    expect(await tightened.finishReason).toBe('suspended');
+    // 0 before step 1, 10 before step 2, 20 before step 3: the request's 20 stops it, not 50.
+    expect(counts.modelSteps).toBe(2);
+    const shared = { per: 'resource', key: resource, period: dayOf(Date.now()) };
+    expect(chunks.find((chunk) => chunk.type === 'tool-call-approval')?.payload).toMatchObject({
+      budget: { metric: 'tokens', used: 20, limit: 20, shared },
+    });
+    await a().declineToolCall({ runId: tightened.runId, decidedBy: FINANCE });
+
+    // A per the agent does not declare: a counter for this request's runs, here per thread.
+    counts.modelSteps = 0;
+    const added = await a().stream('work until done', {
+      memory: { thread: uniqueId('t'), resource: uniqueId('fresh') },
+      budget: { shared: [{ per: 'thread', period: { rolling: '1 hour' }, tokens: { limit: 10 } }] },
+    });
+    const addedChunks = await chunksOf(added);
+    expect(await added.finishReason).toBe('suspended');
+    expect(counts.modelSteps).toBe(1);
+    expect(addedChunks.find((chunk) => chunk.type === 'tool-call-approval')?.payload).toMatchObject(
+      { budget: { used: 10, limit: 10, shared: { per: 'thread', period: 'rolling:3600000' } } },
+    );
+    await a().declineToolCall({ runId: added.runId, decidedBy: FINANCE });
+
+    counts.modelSteps = 0;
+    await expect(
+      a().stream('work until done', {
+        memory: { thread: uniqueId('t'), resource },
+        budget: { shared: [{ per: 'tenant', tokens: { limit: 10 } }] } as never,
+      }),
+    ).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringMatching(/budget.shared\[0\].per must be/),
+    });
+    expect(counts.modelSteps).toBe(0);
+  }, 120_000);
 });

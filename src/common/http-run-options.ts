@@ -2,7 +2,7 @@
  * What starting a run takes over HTTP (`stream`, `generate`): part of the contract of
  * `http-api.ts`, which re-exports it. Dependency-free and browser-safe.
  */
-import type { BudgetLimits } from './budget.js';
+import type { RequestBudget } from './shared-budget.js';
 import type { JsonObject, JsonValue } from './json.js';
 
 /** Run options that can travel over HTTP (functions cannot). */
@@ -22,8 +22,11 @@ export interface HttpRunOptions {
    * tools (docs/run-tools.md). Default: every tool.
    */
   activeTools?: string[];
-  /** Limits on the run's tokens and cost; they only tighten the agent's (docs/budgets.md). */
-  budget?: BudgetLimits;
+  /**
+   * Limits on the run's tokens and cost, and shared ones (`shared`); they only tighten the
+   * agent's (docs/budgets.md).
+   */
+  budget?: RequestBudget;
 }
 
 export interface HttpApprovalPolicy {

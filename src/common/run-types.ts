@@ -7,7 +7,7 @@ import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 import type { ForkStart } from './fork-types.js';
 import type { BudgetAsk, BudgetLimits } from './budget.js';
-import type { SharedBudget } from './shared-budget.js';
+import type { RequestBudget, SharedBudget } from './shared-budget.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
 export type ToolApprovalMode = 'always' | 'never' | 'predicate';
@@ -137,7 +137,7 @@ export interface RunInput {
    */
   activeTools?: string[];
   /** The request's `budget`: it only tightens the agent's (docs/budgets.md). */
-  budget?: BudgetLimits;
+  budget?: RequestBudget;
   /**
    * Set by the run itself when it starts under `REQUEST_TIGHTENS_PATCH`: the request's rules only
    * tighten the agent's (unless `approvalOverride`). Runs started before replace field by field.

@@ -7,6 +7,7 @@
 import {
   budgetProblem,
   spentOf,
+  tightenBudget,
   type BudgetAsk,
   type BudgetLimits,
   type BudgetMetric,
@@ -247,4 +248,36 @@ export function sharedBudgetsProblem(value: unknown, where: string): string | un
     }
   }
   return undefined;
+}
+
+/**
+ * A request's `budget` (docs/budgets.md): per-run limits, and shared ones that only tighten. A
+ * shared entry for a `per` the agent declares lowers its limits (the agent's period and prices are
+ * kept); one for a `per` it does not declare adds a counter that counts this request's runs.
+ */
+export interface RequestBudget extends BudgetLimits {
+  shared?: SharedBudget[];
+}
+
+/** What is wrong with `value` as a request's `budget`, as one sentence naming `where`, or `undefined`. */
+export function requestBudgetProblem(value: unknown, where: string): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return budgetProblem(value, where);
+  }
+  const { shared, ...limits } = value as Record<string, unknown>;
+  return budgetProblem(limits, where) ?? sharedBudgetsProblem(shared, `${where}.shared`);
+}
+
+/** The shared budgets a run keeps: the agent's, each tightened by the request's of the same `per`. */
+export function tightenShared(
+  agent: SharedBudget[] | undefined,
+  request: SharedBudget[] | undefined,
+): SharedBudget[] {
+  const kept = (agent ?? []).map((budget) => {
+    const asked = request?.find((entry) => entry.per === budget.per);
+    if (!asked) return budget;
+    return { ...budget, ...tightenBudget(budget, asked), per: budget.per, period: budget.period };
+  });
+  const added = (request ?? []).filter((entry) => !agent?.some((own) => own.per === entry.per));
+  return [...kept, ...added];
 }

@@ -34,6 +34,18 @@ const id = z.string().superRefine((value, context) => {
   if (problem) context.addIssue({ code: 'custom', message: problem });
 });
 
+/** Shape only of a budget's limits: the runtime judges the values (`INVALID_OPTIONS`). */
+const budgetLimits = {
+  tokens: z.object({ limit: z.number(), warnAt: z.number().optional() }).optional(),
+  cost: z
+    .object({
+      limit: z.number(),
+      warnAt: z.number().optional(),
+      prices: z.object({ input: z.number(), output: z.number() }),
+    })
+    .optional(),
+};
+
 export const streamBody: z.ZodType<StreamBody> = z.object({
   messages: z.union([z.string().min(1), z.array(json).min(1)]),
   options: z
@@ -58,13 +70,23 @@ export const streamBody: z.ZodType<StreamBody> = z.object({
       // Shape only: the runtime judges the values (`INVALID_OPTIONS` names the bad field).
       budget: z
         .object({
-          tokens: z.object({ limit: z.number(), warnAt: z.number().optional() }).optional(),
-          cost: z
-            .object({
-              limit: z.number(),
-              warnAt: z.number().optional(),
-              prices: z.object({ input: z.number(), output: z.number() }),
-            })
+          ...budgetLimits,
+          shared: z
+            .array(
+              z
+                .object({
+                  per: z.enum(['thread', 'resource', 'agent']),
+                  period: z
+                    .union([
+                      z.literal('day'),
+                      z.object({ rolling: z.union([z.string(), z.number()]) }).strict(),
+                    ])
+                    .optional(),
+                  ...budgetLimits,
+                })
+                .strict(),
+            )
+            .max(3)
             .optional(),
         })
         .strict()

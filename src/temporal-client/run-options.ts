@@ -3,7 +3,7 @@ import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem } from '../common/limits.js';
 import { activeToolsShapeProblem } from '../common/active-tools.js';
-import { budgetProblem, type BudgetLimits } from '../common/budget.js';
+import { requestBudgetProblem, type RequestBudget } from '../common/shared-budget.js';
 import type { DecidedBy } from '../common/run-types.js';
 import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
@@ -58,9 +58,11 @@ export interface RunOptions {
   /**
    * Limits on this run's tokens and cost (docs/budgets.md). They only tighten the agent's
    * `budget`: the lower limit and warning win, and a cost the agent declares keeps its prices.
+   * `shared` tightens the agent's shared budgets of the same `per` (its period and prices kept)
+   * or adds one for this request's runs (docs/budgets.md "A request's shared budgets").
    * Default: the agent's (none).
    */
-  budget?: BudgetLimits;
+  budget?: RequestBudget;
 }
 
 /** What every decision call takes (SPEC §3, §8). */
@@ -153,7 +155,8 @@ export function checkRunInput(messages: unknown, options: RunOptions | undefined
     const problem = activeToolsShapeProblem(opts.activeTools);
     if (problem) throw invalid(problem);
   }
-  const budgetError = budgetProblem(opts.budget, 'budget');
+  const budgetError =
+    opts.budget === undefined ? undefined : requestBudgetProblem(opts.budget, 'budget');
   if (budgetError) throw invalid(budgetError);
   if (runId !== undefined && (typeof runId !== 'string' || !/^[\w.:-]{1,200}$/.test(runId))) {
     throw invalid(

@@ -14,6 +14,7 @@ import { awaitApproval } from './approval-wait.js';
 import { expiredFailure } from './tool-results.js';
 import type { ToolRunContext } from './tool-run-context.js';
 import { SharedBudgets } from './shared-budgets.js';
+import { tightenShared } from '../common/shared-budget.js';
 
 const METRICS: readonly BudgetMetric[] = ['tokens', 'cost'];
 
@@ -36,8 +37,8 @@ export class BudgetGate {
     private readonly budget: BudgetLimits,
     carried: BudgetCarry | undefined,
   ) {
-    const shared = context.manifest.budget?.shared;
-    this.shared = shared?.length ? new SharedBudgets(context, shared, carried?.shared) : undefined;
+    const shared = tightenShared(context.manifest.budget?.shared, context.input.budget?.shared);
+    this.shared = shared.length ? new SharedBudgets(context, shared, carried?.shared) : undefined;
     this.limits = {
       tokens: carried?.limits.tokens ?? budget.tokens?.limit,
       cost: carried?.limits.cost ?? budget.cost?.limit,
@@ -50,7 +51,8 @@ export class BudgetGate {
   static of(context: ToolRunContext): BudgetGate | undefined {
     const budget = tightenBudget(context.manifest.budget?.limits, context.input.budget) ?? {};
     const shared = context.manifest.budget?.shared?.length ?? 0;
-    if (!budget.tokens && !budget.cost && shared === 0) return undefined;
+    const requested = context.input.budget?.shared?.length ?? 0;
+    if (!budget.tokens && !budget.cost && shared + requested === 0) return undefined;
     return new BudgetGate(context, budget, context.input.continued?.budget);
   }
 

@@ -5,7 +5,9 @@ import {
   dayEndMs,
   dayOf,
   refOf,
+  requestBudgetProblem,
   sharedAsk,
+  tightenShared,
   spentAt,
   counterMemo,
   sharedBudgetsProblem,
@@ -163,5 +165,43 @@ describe('shared budgets (pure, no server)', () => {
     expect(Object.keys(state.steps).length).toBeLessThanOrEqual(3);
     expect(Object.keys(state.committedAt ?? {}).length).toBeLessThanOrEqual(3);
     expect(Object.keys(state.buckets ?? {}).length).toBeLessThanOrEqual(49);
+  });
+
+  it("a request's shared budgets only tighten: the lower limit wins, the agent's period and prices stay", () => {
+    const agent = [
+      {
+        per: 'resource' as const,
+        period: { rolling: 60_000 },
+        tokens: { limit: 100, warnAt: 80 },
+        cost: { limit: 5, prices: { input: 3, output: 15 } },
+      },
+    ];
+    const request = [
+      {
+        per: 'resource' as const,
+        period: 'day' as const,
+        tokens: { limit: 500 },
+        cost: { limit: 2, prices: { input: 0, output: 0 } },
+      },
+      { per: 'thread' as const, tokens: { limit: 10 } },
+    ];
+    expect(tightenShared(agent, request)).toEqual([
+      {
+        per: 'resource',
+        period: { rolling: 60_000 },
+        tokens: { limit: 100, warnAt: 80 },
+        cost: { limit: 2, prices: { input: 3, output: 15 } },
+      },
+      { per: 'thread', tokens: { limit: 10 } },
+    ]);
+    expect(tightenShared(agent, undefined)).toEqual(agent);
+    expect(tightenShared(undefined, undefined)).toEqual([]);
+    expect(
+      requestBudgetProblem({ tokens: { limit: 5 }, shared: [{ per: 'x' }] }, 'budget'),
+    ).toMatch(/budget.shared\[0\].per must be/);
+    expect(requestBudgetProblem({ tokenz: 5 }, 'budget')).toMatch(/budget.tokenz is unknown/);
+    expect(
+      requestBudgetProblem({ shared: [{ per: 'agent', tokens: { limit: 5 } }] }, 'b'),
+    ).toBeUndefined();
   });
 });
