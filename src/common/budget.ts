@@ -66,6 +66,22 @@ export interface BudgetAsk {
   limit: number;
   /** Set when a shared budget stopped the run: which counter. */
   shared?: SharedBudgetRef;
+  /** What approving without an `amount` raises the limit by: the agent's `budget.raiseBy`. */
+  raiseBy?: number;
+}
+
+/** An agent's `budget.raiseBy`: per metric, the raise of an approval that gives no amount. */
+export type RaiseBy = Partial<Record<BudgetMetric, number>>;
+
+/** What is wrong with `value` as `budget.raiseBy` named `where`, as one sentence, or `undefined`. */
+export function raiseByProblem(value: unknown, where: string): string | undefined {
+  if (value === undefined) return undefined;
+  const entries = typeof value === 'object' && value !== null ? Object.entries(value) : [];
+  const bad = entries.find(
+    ([metric, raise]) => !['tokens', 'cost'].includes(metric) || !positive(raise),
+  );
+  if (entries.length > 0 && bad === undefined) return undefined;
+  return `${where} must be like { tokens: 50000, cost: 2 }: per metric a positive raise, not ${JSON.stringify(value)}.`;
 }
 
 /** The `toolName` of a budget approval: it names no tool of the agent. */

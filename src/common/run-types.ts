@@ -6,7 +6,7 @@ import type { Reassignment } from './decision-types.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { ContinuedRun, HistoryLimits } from './continued-run.js';
 import type { ForkStart } from './fork-types.js';
-import type { BudgetAsk, BudgetLimits } from './budget.js';
+import type { BudgetAsk, BudgetLimits, RaiseBy } from './budget.js';
 import type { RequestBudget, SharedBudget } from './shared-budget.js';
 
 /** How a tool's calls are gated, as the workflow learns it from the agent's manifest. */
@@ -77,7 +77,12 @@ export interface AgentManifest {
   /** Present when the agent compacts long conversations (`conversation.compact`). */
   conversation?: CompactionManifest;
   /** Present when the agent declares a `budget` (docs/budgets.md): its limits and approval rules. */
-  budget?: { limits: BudgetLimits; rules?: ApprovalRules; shared?: SharedBudget[] };
+  budget?: {
+    limits: BudgetLimits;
+    rules?: ApprovalRules;
+    shared?: SharedBudget[];
+    raiseBy?: RaiseBy;
+  };
   /** Live approval rules when the run started (docs/live-policies.md): tool → whether it waits. */
   livePolicy?: Record<string, boolean>;
 }

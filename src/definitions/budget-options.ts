@@ -1,9 +1,17 @@
 import type { ApprovalRules } from '../common/approval-rules.js';
-import { budgetProblem, type BudgetLimits } from '../common/budget.js';
+import {
+  budgetProblem,
+  raiseByProblem,
+  type BudgetLimits,
+  type RaiseBy,
+} from '../common/budget.js';
+import type { AgentManifest } from '../common/run-types.js';
 import { TollgateError } from '../common/errors.js';
 import { rollingWindowMs } from '../common/rolling-window.js';
 import { sharedBudgetsProblem, type SharedBudget } from '../common/shared-budget.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
+
+type ManifestBudget = NonNullable<AgentManifest['budget']>;
 
 /** An agent's `budget` (docs/budgets.md): what each of its runs may spend, and who raises it. */
 export interface AgentBudget extends BudgetLimits {
@@ -18,6 +26,12 @@ export interface AgentBudget extends BudgetLimits {
    * (docs/budgets.md "Shared budgets"), counted in Temporal. At most one per `per`. Default: none.
    */
   shared?: SharedBudget[];
+  /**
+   * What approving a budget approval without an `amount` raises the limit by, per metric, e.g.
+   * `{ tokens: 50_000, cost: 2 }`: for approvals from places with one Approve button (the chat
+   * bridge, batch approve, links). Default: none, an approval must give an amount.
+   */
+  raiseBy?: RaiseBy;
 }
 
 /** The agent's `budget`, checked: `INVALID_AGENT` names the bad field. */
@@ -26,10 +40,11 @@ export function checkAgentBudget(
   budget: AgentBudget | undefined,
 ): AgentBudget | undefined {
   if (budget === undefined) return undefined;
-  const { approval, shared, ...limits } = budget;
+  const { approval, shared, raiseBy, ...limits } = budget;
   const problem =
     budgetProblem(limits, `Agent "${agentId}": budget`) ??
-    sharedBudgetsProblem(shared, `Agent "${agentId}": budget.shared`);
+    sharedBudgetsProblem(shared, `Agent "${agentId}": budget.shared`) ??
+    raiseByProblem(raiseBy, `Agent "${agentId}": budget.raiseBy`);
   if (problem) throw new TollgateError('INVALID_AGENT', problem);
   if (!limits.tokens && !limits.cost && !shared?.length) {
     throw new TollgateError(
@@ -45,13 +60,14 @@ export function checkAgentBudget(
 export function budgetManifest(
   agentId: string,
   budget: AgentBudget | undefined,
-): { limits: BudgetLimits; rules?: ApprovalRules; shared?: SharedBudget[] } | undefined {
+): ManifestBudget | undefined {
   if (!budget) return undefined;
-  const { approval, shared, ...limits } = budget;
+  const { approval, shared, raiseBy, ...limits } = budget;
   const rules = budgetRules(agentId, approval);
   return {
     limits,
     ...(rules ? { rules } : {}),
+    ...(raiseBy ? { raiseBy } : {}),
     ...(shared?.length
       ? { shared: shared.map((entry) => ({ ...entry, period: manifestPeriod(entry.period) })) }
       : {}),

@@ -91,11 +91,13 @@ export class BudgetGate {
   async beforeStep(): Promise<boolean> {
     for (;;) {
       // Without shared budgets nothing is awaited here: such runs record what they did before.
-      const ask = this.reached() ?? (this.shared ? await this.shared.reached() : undefined);
-      if (!ask) return true;
+      const reached = this.reached() ?? (this.shared ? await this.shared.reached() : undefined);
+      if (!reached) return true;
+      const raiseBy = this.context.manifest.budget?.raiseBy?.[reached.metric];
+      const ask = raiseBy === undefined ? reached : { ...reached, raiseBy };
       const raise = await this.approval(ask);
       if (raise === undefined) return false;
-      if (ask.shared && this.shared) this.shared.raise({ ...ask, shared: ask.shared }, raise);
+      if (ask.shared && this.shared) this.shared.raise({ ...reached, shared: ask.shared }, raise);
       else this.limits[ask.metric] = ask.limit + raise;
     }
   }
@@ -129,7 +131,8 @@ export class BudgetGate {
       if (outcome.onTimeout === 'fail') throw expiredFailure(call);
       return undefined;
     }
-    return outcome.decision.kind === 'approve' ? outcome.decision.amount : undefined;
+    if (outcome.decision.kind !== 'approve') return undefined;
+    return outcome.decision.amount ?? ask.raiseBy;
   }
 
   /** What `awaitApproval` reads of a tool: the budget's approval rules, no input to edit. */

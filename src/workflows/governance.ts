@@ -131,6 +131,8 @@ function amountRefusal(
       message: `An amount only goes with approving a budget approval; ${call.toolCallId} (${call.toolName}) is ${kind === 'approve' ? 'a tool call' : 'being declined'}: leave amount out.`,
     };
   }
+  // The agent's `raiseBy` is what approving without an amount gives (chat, batch, links).
+  if (amount === undefined && call.budget.raiseBy !== undefined) return undefined;
   const problem = amountProblem(amount);
   if (!problem) return undefined;
   return {

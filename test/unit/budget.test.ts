@@ -1,5 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { amountProblem, budgetProblem, spentOf, tightenBudget } from '../../src/common/budget.js';
+import {
+  amountProblem,
+  budgetProblem,
+  raiseByProblem,
+  spentOf,
+  tightenBudget,
+} from '../../src/common/budget.js';
 import { checkGovernance } from '../../src/workflows/governance.js';
 import { waitingCall } from '../../src/workflows/waiting-call.js';
 
@@ -58,5 +64,18 @@ describe('budgets (pure, no server)', () => {
     expect(checkGovernance(asked, 'decline', {})).toBeUndefined();
     const tool = waitingCall({ ...ref, toolName: 'refund' }, 'approve', {}, 2);
     expect(checkGovernance(tool, 'approve', { amount: 10 })?.code).toBe('INVALID_BUDGET_AMOUNT');
+  });
+
+  it("approving without an amount takes the agent's raiseBy when it has one; raiseBy is checked", () => {
+    const ref = { toolCallId: 'b1', toolName: 'tollgate:budget', args: {}, fingerprint: 'fp' };
+    const budget = { metric: 'tokens' as const, used: 30, limit: 30, raiseBy: 100 };
+    const asked = waitingCall(ref, 'approve', { budget }, 1);
+    expect(checkGovernance(asked, 'approve', {})).toBeUndefined();
+    expect(checkGovernance(asked, 'approve', { amount: 5 })).toBeUndefined();
+    expect(checkGovernance(asked, 'approve', { amount: -5 })?.code).toBe('INVALID_BUDGET_AMOUNT');
+    expect(raiseByProblem({ tokens: 50_000, cost: 2 }, 'budget.raiseBy')).toBeUndefined();
+    for (const bad of [{}, { tokens: 0 }, { tokenz: 5 }, 7, { cost: Infinity }]) {
+      expect(raiseByProblem(bad, 'budget.raiseBy')).toMatch(/^budget.raiseBy must be like/);
+    }
   });
 });

@@ -21,8 +21,9 @@ interface ModelPart {
 /**
  * Rebuilds a chat's UI messages from its model messages (a thread's, or a waiting run's
  * conversation): user text, assistant text and tool parts, one `step-start` per model step, tool
- * results as outputs. The open `run`'s declined calls show as denied; its waiting calls show as they wait: `approval-requested` with their
- * approval id, or a `data-tollgate-suspend` part for a call parked by `suspend()`.
+ * results as outputs. The open `run`'s declined calls show as denied; its waiting calls show as
+ * they wait: `approval-requested` with their approval id, or a `data-tollgate-suspend` part for a
+ * call parked by `suspend()`; a budget approval, in no model message, is added as a tool part.
  * Ids are those the chat gave the messages live (see `message-ids.ts`): the user's own id, the
  * run's id for its answer. A message a chat did not send, and its answer, get `<chatId>-<n>`.
  * `replyId` is the id of the answer to the last user message, given or still to come.
@@ -100,11 +101,32 @@ export function uiMessagesOf(
       });
   }
   for (const call of run?.calls ?? []) {
-    markWaiting(tools.get(call.toolCallId), run!.runId, call, assistant());
+    const message = assistant();
+    markWaiting(
+      tools.get(call.toolCallId) ?? notInConversation(call, message),
+      run!.runId,
+      call,
+      message,
+    );
   }
   const last = out.at(-1);
   const nextId = replyId !== undefined && !used.has(replyId) ? replyId : `${chatId}-${out.length}`;
   return { messages: out, replyId: last?.role === 'assistant' ? last.id : nextId };
+}
+
+/**
+ * The part of a waiting call the model did not make (a budget approval): shown where the live
+ * stream shows it, after the last step's parts.
+ */
+function notInConversation(call: PendingToolCall, message: UIMessage): ToolPart {
+  const tool = {
+    type: `tool-${call.toolName}`,
+    toolCallId: call.toolCallId,
+    state: 'input-available',
+    input: call.args,
+  } as ToolPart;
+  message.parts.push(tool);
+  return tool;
 }
 
 function markWaiting(
