@@ -23,6 +23,7 @@ const PASSWORD_ENV = 'EMAIL_TEST_SMTP_PASSWORD';
 const PASSWORD = `smtp-password-${Math.random().toString(36).slice(2)}`;
 const ALICE = 'alice@example.test';
 const BOB = 'bob@example.test';
+const GONE = 'gone@example.test';
 
 /** Ports nobody listens on: an SMTP server that is down. */
 async function closedPort(): Promise<number> {
@@ -69,12 +70,20 @@ describe('approvals by email, with signed links', () => {
       passwordEnv: PASSWORD_ENV,
     },
     from: 'Tollgate <tollgate@example.test>',
-    groups: [{ name: 'ops', to: [ALICE, { address: BOB, decideAs: { id: 'bob' } }] }],
+    groups: [
+      { name: 'ops', to: [ALICE, { address: BOB, decideAs: { id: 'bob' } }] },
+      { name: 'left', to: [GONE] },
+    ],
   });
 
   beforeAll(async () => {
     process.env[PASSWORD_ENV] = PASSWORD;
-    inbox = await startSmtpInbox({ user: 'tollgate', password: PASSWORD, flaky: [BOB] });
+    inbox = await startSmtpInbox({
+      user: 'tollgate',
+      password: PASSWORD,
+      flaky: [BOB],
+      unknown: [GONE],
+    });
     const taskQueue = uniqueQueue('email');
     steering = new Tollgate({ temporal: { taskQueue } });
     server = await createTollgateServer({
@@ -267,6 +276,37 @@ describe('approvals by email, with signed links', () => {
     // The request's link never outlives the call's deadline.
     expect((await post(linksOf(request!).Approve!)).status).toBe(410);
     expect(executionsOf('rec-expiry')).toHaveLength(0);
+  }, 60_000);
+
+  it('fails a mail the SMTP server refuses for good (550) on its first attempt, without retrying it; the others are mailed and the run still waits', async () => {
+    const { runId } = await park('rec-gone');
+    const handle = (await steering.client()).workflow.getHandle(runId);
+    const failed = await eventually(async () => {
+      const { events } = await handle.fetchHistory();
+      const found = (events ?? []).filter((event) =>
+        event.activityTaskFailedEventAttributes?.failure?.message?.includes(GONE),
+      );
+      if (found.length === 0) throw new Error(`no failed mail to ${GONE} yet`);
+      return { events: events ?? [], found };
+    }, 20_000);
+    // Reminders every 2 s fail the same way: each failure is its notice's first and last attempt.
+    for (const event of failed.found) {
+      const failure = event.activityTaskFailedEventAttributes!;
+      expect(failure.failure?.applicationFailureInfo?.type).toBe(
+        'tollgate.CHANNEL_DELIVERY_FAILED',
+      );
+      expect(failure.failure?.applicationFailureInfo?.nonRetryable).toBe(true);
+      const started = failed.events.find(
+        (candidate) => candidate.eventId?.toString() === failure.startedEventId?.toString(),
+      );
+      expect(started?.activityTaskStartedEventAttributes?.attempt).toBe(1);
+    }
+    expect(await mailsOf(runId, ALICE, 'request')).toHaveLength(1);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(await ops().pendingToolCalls(runId)).toHaveLength(1);
+    const [aliceMail] = await mailsOf(runId, ALICE, 'request');
+    expect((await post(linksOf(aliceMail!).Decline!)).status).toBe(200);
+    expect(executionsOf('rec-gone')).toHaveLength(0);
   }, 60_000);
 
   it('keeps a run waiting while its SMTP server is down, retrying the mail; the call is still approved in the inbox and the tool runs once', async () => {

@@ -1,7 +1,7 @@
 /**
  * A local SMTP server for tests: it asks for a password, parses each mail with mailparser and
  * keeps it with its envelope. Addresses in `flaky` get a 451 on each message's first attempt
- * (by Message-ID), as a busy server would answer.
+ * (by Message-ID), as a busy server would answer; addresses in `unknown` are refused for good.
  */
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -27,6 +27,8 @@ export async function startSmtpInbox(options: {
   user: string;
   password: string;
   flaky?: string[];
+  /** Addresses refused at RCPT TO with 550, as an unknown mailbox is. */
+  unknown?: string[];
 }): Promise<SmtpInbox> {
   const received: ReceivedMail[] = [];
   const refusedOnce = new Set<string>();
@@ -41,6 +43,10 @@ export async function startSmtpInbox(options: {
       } else {
         done(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
       }
+    },
+    onRcptTo(address, _session, done) {
+      if (!options.unknown?.includes(address.address)) return done();
+      done(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
     },
     onData(stream, session, done) {
       simpleParser(stream).then(
