@@ -66,6 +66,12 @@ export type {
 export type { DecisionSettings } from './temporal-client/decision-settings.js';
 export type { DecideManyOptions } from './temporal-client/decide-many.js';
 export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';
+export type {
+  EmailOptions,
+  EmailGroupOptions,
+  EmailRecipient,
+  SmtpOptions,
+} from './channels/email-options.js';
 export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
 export {
   MAX_BATCH_DECISIONS,

@@ -32,7 +32,7 @@ import type { ToolApprovalPolicy } from '../definitions/agent.js';
 import type { ChannelNoticeInput } from '../common/channel-types.js';
 import { TollgateError } from '../common/errors.js';
 import { channelManifest, type CheckedChannels } from '../channels/channel-options.js';
-import { postNotice } from '../channels/post-notice.js';
+import { deliverNotice } from '../channels/deliver-notice.js';
 import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
 import type { SharedSpendInput } from '../common/shared-budget.js';
@@ -106,7 +106,7 @@ export function createActivities(deps: ActivityDeps) {
       classified(() => evaluateAgentPolicies(deps.agents, deps.policies, input)),
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
     sendChannelNotice: (input: ChannelNoticeInput) =>
-      classified(() => postNotice(requireChannels(deps.channels), input)),
+      classified(() => deliverNotice(requireChannels(deps.channels), input)),
     findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
     readSharedSpend: (input: SharedSpendInput) =>
       classified(() => readSharedSpend(deps.client, input)),

@@ -2,6 +2,7 @@ import { parseDuration } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
+import { checkEmail, emailTargets, type CheckedEmail, type EmailOptions } from './email-options.js';
 
 /** Env var holding the links' signing secret (or several, comma-separated: the first signs). */
 export const CHANNELS_SECRET_ENV = 'TOLLGATE_CHANNELS_SECRET';
@@ -34,7 +35,10 @@ export interface WebhookOptions {
 export interface ChannelsOptions {
   /** Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`. */
   publicUrl: string;
-  webhooks: WebhookOptions[];
+  /** Incoming webhooks; `webhooks`, `email` or both must be given. Default: none. */
+  webhooks?: WebhookOptions[];
+  /** Notices by mail over SMTP, one per recipient (docs/email.md). Default: none. */
+  email?: EmailOptions;
   /**
    * HMAC key of the links, at least 32 characters; the HTTP server that verifies them needs the
    * same. Default: env `TOLLGATE_CHANNELS_SECRET`.
@@ -56,6 +60,7 @@ export interface CheckedChannels {
   signingSecret: string;
   linkTtlMs: number;
   remindEveryMs?: number;
+  email?: CheckedEmail;
 }
 
 function invalid(message: string): TollgateError {
@@ -77,11 +82,14 @@ export function signingSecrets(secret: string | string[] | undefined, where: str
 export function checkChannels(options: ChannelsOptions): CheckedChannels {
   if (!options || typeof options !== 'object') throw invalid('channels must be an object.');
   const publicUrl = checkUrl(options.publicUrl, 'channels.publicUrl').replace(/\/+$/, '');
-  if (!Array.isArray(options.webhooks) || options.webhooks.length === 0) {
-    throw invalid('channels.webhooks must list at least one { name, url }.');
+  const listed = options.webhooks ?? [];
+  if (!Array.isArray(listed) || (listed.length === 0 && options.email === undefined)) {
+    throw invalid(
+      'channels.webhooks must list at least one { name, url }, or give channels.email.',
+    );
   }
   const names = new Set<string>();
-  const webhooks = options.webhooks.map((hook, at) => {
+  const webhooks = listed.map((hook, at) => {
     const where = `channels.webhooks[${at}]`;
     const problem = idProblem(hook?.name, `${where}.name`);
     if (problem) throw invalid(problem);
@@ -115,6 +123,7 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
     ...(options.remindEvery !== undefined
       ? { remindEveryMs: parseDuration(options.remindEvery, 'channels.remindEvery') }
       : {}),
+    ...(options.email !== undefined ? { email: checkEmail(options.email, names) } : {}),
   };
 }
 
@@ -130,14 +139,15 @@ function checkUrl(value: unknown, field: string): string {
   throw invalid(`${field} must be an http(s) URL, not ${JSON.stringify(value)}.`);
 }
 
-/** The part of the manifest for `agentId`: the webhooks that take its notices. */
+/** The part of the manifest for `agentId`: the webhooks and mail recipients that take its notices. */
 export function channelManifest(
   channels: CheckedChannels | undefined,
   agentId: string,
 ): { channels?: { targets: string[]; remindEveryMs?: number } } {
   const targets = (channels?.webhooks ?? [])
     .filter((hook) => hook.agents === undefined || hook.agents.includes(agentId))
-    .map((hook) => hook.name);
+    .map((hook) => hook.name)
+    .concat(emailTargets(channels?.email, agentId));
   if (!channels || targets.length === 0) return {};
   return {
     channels: {

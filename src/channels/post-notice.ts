@@ -60,7 +60,8 @@ export async function postNotice(
   throw new Error(`Webhook "${hook.name}" answered HTTP ${status}; the notice is sent again.`);
 }
 
-function mintLinks(
+/** The Approve and Decline links of `notice`, deciding as `decideAs` (webhooks and mail). */
+export function mintLinks(
   channels: CheckedChannels,
   decideAs: { id: string; roles?: string[] },
   notice: ChannelNoticeInput,

@@ -5,6 +5,7 @@
  */
 import type { PendingToolCall } from '../common/run-types.js';
 import type { LinkClaims } from '../channels/signed-link.js';
+import { escapeHtml as escape } from '../common/html-escape.js';
 
 const ACTION_WORD = { approve: 'Approve', decline: 'Decline' } as const;
 
@@ -51,13 +52,4 @@ ${body}
 </body>
 </html>
 `;
-}
-
-function escape(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
 }
