@@ -216,6 +216,21 @@ describe('forking a run from one of its steps (docs/fork.md)', () => {
     const forkRunId = uniqueId('never-started');
     await expect(a().fork({ runId: original.runId, step: 9, forkRunId })).rejects.toThrow();
     await expect(client.workflow.getHandle(forkRunId).describe()).rejects.toThrow();
+    // A fork whose input would pass 1.9 MB is refused before anything starts: Temporal's 2 MB
+    // payload limit would otherwise fail its start, or its first continue-as-new.
+    const tooLarge = uniqueId('too-large');
+    await expect(
+      a().fork({
+        runId: original.runId,
+        step: 1,
+        prompt: 'x'.repeat(1_950_000),
+        forkRunId: tooLarge,
+      }),
+    ).rejects.toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringMatching(/would start with \d+ bytes of conversation, over 1900000/),
+    });
+    await expect(client.workflow.getHandle(tooLarge).describe()).rejects.toThrow();
     expect(await eventsOf(original.runId)).toBe(eventsBefore);
     await a().declineToolCallGenerate({ runId: original.runId });
   }, 60_000);

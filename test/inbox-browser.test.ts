@@ -447,4 +447,43 @@ describe('the approval inbox in a browser', () => {
     expect(JSON.stringify(audit)).toContain('"amount":100');
     await page.close();
   });
+
+  it('hands a call off with a note: the new approver decides it, the one who handed it off no longer may', async () => {
+    const thread = uniqueId('inbox-hand-off');
+    const runId = await park('delete rec-hand-off', thread);
+    const page = await openInbox(thread);
+    const row = await rowOf(page, runId);
+    await row.getByRole('button', { name: 'Hand off', exact: true }).click();
+    // Nothing typed: refused on the page, nothing sent.
+    await row.getByRole('button', { name: 'Confirm hand-off' }).click();
+    await row
+      .locator('.error', { hasText: 'Say who to hand the call off to.' })
+      .waitFor({ timeout: UI_WAIT_MS });
+    expect((await ops().pendingToolCalls(runId))[0]?.reassigned).toBeUndefined();
+
+    await row
+      .getByLabel('Hand off to (ids or role:name, comma-separated)')
+      .fill('bob, role:finance');
+    await row.getByLabel('Note (optional)').fill('Finance owns this record');
+    await row.getByRole('button', { name: 'Confirm hand-off' }).click();
+    const outcome = await outcomeOf(row, 'Handed off to');
+    expect(outcome).toContain('Handed off to bob, role:finance; the call waits for them.');
+    const [waiting] = await ops().pendingToolCalls(runId);
+    expect(waiting?.approvers).toEqual(['bob', 'role:finance']);
+    expect(waiting?.reassigned?.at(-1)).toMatchObject({
+      by: { id: 'alice', roles: ['ops'] },
+      to: ['bob', 'role:finance'],
+      note: 'Finance owns this record',
+    });
+    // Alice handed it off: she is no approver of it now.
+    await expect(
+      ops().approveToolCall({ runId, decidedBy: { id: 'alice', roles: ['ops'] } }),
+    ).rejects.toMatchObject({ code: 'NOT_AN_APPROVER' });
+    expect(executionsOf('rec-hand-off')).toHaveLength(0);
+    const approved = await ops().approveToolCallGenerate({ runId, decidedBy: { id: 'bob' } });
+    expect(approved.finishReason).toBe('stop');
+    expect(executionsOf('rec-hand-off')).toHaveLength(1);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
 });
