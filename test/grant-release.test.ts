@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, Tollgate, TollgateError } from '../src/index.js';
 import { scriptedModel } from '../src/testing/index.js';
+import { serveOverHttp } from './support/served.js';
 import {
   callNamed,
   eventually,
@@ -89,6 +90,47 @@ describe('approve and stop asking: a grant releases the calls already waiting (d
     const again = await tollgate.grants.release(release.grantId);
     expect(again).toMatchObject({ released: [], refused: [], skipped: 0, unanswered: [] });
     expect(ran('t2')).toBe(1);
+  });
+
+  it('the streaming HTTP approve carries the release report as its first event: the SDK client reads it as grantRelease', async () => {
+    const where = { resource: uniqueId('tenant'), thread: uniqueId('thread') };
+    const first = await waitOn('delete-record h1', where);
+    const second = await waitOn('delete-record h2', where);
+    await listed(where.resource, [first, second]);
+    const { server, remote } = await serveOverHttp(tollgate, 'grant-release-token-0123456789');
+    try {
+      const stream = await remote.getAgent('releasing').approveToolCall({
+        runId: first,
+        grant: { for: '1h', scope: 'thread' },
+      });
+      // Read before any chunk: there as soon as the call returns, as in-process.
+      const release = stream.grantRelease!;
+      expect(release.released.map((r) => r.runId)).toEqual([second]);
+      expect(release.refused).toEqual([]);
+      expect(await stream.finishReason).toBe('stop');
+      await finished(second);
+      expect([ran('h1'), ran('h2')]).toEqual([1, 1]);
+      const audit = await a().getAuditTrail(second);
+      expect(audit.at(-1)).toMatchObject({ channel: 'grant', decidedBy: { id: 'ops' } });
+
+      // Without a grant: no header, no such event, and the stream reads as before.
+      const third = await waitOn('delete-record h3', { ...where, thread: uniqueId('t') });
+      const plain = await fetch(`${server.url}/api/agents/releasing/approve-tool-call`, {
+        method: 'POST',
+        headers: {
+          authorization: 'Bearer grant-release-token-0123456789',
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+        },
+        body: JSON.stringify({ runId: third }),
+      });
+      expect(plain.headers.get('x-tollgate-grant-release')).toBeNull();
+      const text = await plain.text();
+      expect(text).not.toContain('event: grant-release');
+      expect(ran('h3')).toBe(1);
+    } finally {
+      await server.close();
+    }
   });
 
   it('a resource grant released by itself reaches every thread of the resource, and only within the caller scope', async () => {

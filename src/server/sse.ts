@@ -2,7 +2,12 @@ import type { Context } from 'hono';
 import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { AgentStream } from '../stream/agent-stream.js';
 import type { StreamItem } from '../stream/stream-items.js';
-import { RUN_ID_HEADER, START_OFFSET_HEADER } from '../common/http-api.js';
+import {
+  GRANT_RELEASE_EVENT,
+  GRANT_RELEASE_HEADER,
+  RUN_ID_HEADER,
+  START_OFFSET_HEADER,
+} from '../common/http-api.js';
 import { errorAnswer, type ErrorLogger } from './errors.js';
 
 /** A comment line every so often keeps proxies and browsers from closing a quiet stream. */
@@ -14,12 +19,16 @@ const KEEP_ALIVE_MS = 15_000;
  * goes as `event: live` with `data: {"at": <offset it is meant for>, "chunk": …}` and no id, so
  * plain EventSource readers see the log only. The outcome of a run ended from outside is a
  * `data:` error chunk without an id. Headers name the run and the first offset before any chunk.
+ * An approve that released other calls with its grant sends the report first, as
+ * `event: grant-release`, and says so in a header.
  * A failure after the headers went out becomes one `event: error` carrying an `ErrorBody`. When
  * the client goes away the response stops reading the run.
  */
 export function sseResponse(c: Context, stream: AgentStream, log: ErrorLogger): Response {
   c.header(RUN_ID_HEADER, stream.runId);
   c.header(START_OFFSET_HEADER, String(stream.startOffset));
+  const release = stream.grantRelease;
+  if (release) c.header(GRANT_RELEASE_HEADER, '1');
   // Reverse proxies such as nginx would otherwise hold chunks back.
   c.header('X-Accel-Buffering', 'no');
   return streamSSE(c, async (sse) => {
@@ -27,6 +36,8 @@ export function sseResponse(c: Context, stream: AgentStream, log: ErrorLogger): 
     c.req.raw.signal.addEventListener('abort', disconnected);
     const keepAlive = setInterval(() => void sse.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
     try {
+      if (release)
+        await sse.write(`event: ${GRANT_RELEASE_EVENT}\ndata: ${JSON.stringify(release)}\n\n`);
       for await (const item of untilAborted(stream.items, sse)) await sse.write(sseEvent(item));
     } catch (error) {
       const { body } = errorAnswer(error, log, `stream of run ${stream.runId}`);
