@@ -9,6 +9,7 @@ import type { ServerEnv } from '../auth.js';
 import { shown } from './approval-id.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { ChatSession, type ChatCaller } from './chat-session.js';
+import { readableOf } from '../readable-of.js';
 
 /**
  * Under `/api/agents/:agentId`. POST: `useChat`'s requests. GET `/chat/:chatId`: the chat's
@@ -209,19 +210,4 @@ async function* safely(
     const { body }: { body: ErrorBody } = errorAnswer(error, log, 'chat stream');
     yield { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
   }
-}
-
-/** A pull-driven stream over `chunks`; cancelling it (the browser left) stops reading the run. */
-function readableOf<T>(chunks: AsyncIterable<T>): ReadableStream<T> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  return new ReadableStream<T>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
 }
