@@ -27,7 +27,9 @@ import {
 const ALICE = 'agui-alice-token-0123456789';
 
 describe('AG-UI over a durable run, through @ag-ui/client', () => {
-  const { agent: textAgent } = testAgent('agui-text', [], [{ text: ['Hello', ', ', 'world'] }]);
+  const { agent: textAgent } = testAgent('agui-text', [], () => ({
+    text: ['Hello', ', ', 'world'],
+  }));
   const { agent: gated, executions } = gatedTestAgent('agui-gated');
   const { agent: asker } = testAgent('agui-ask', [askUserTool()], (prompt) => {
     const outputs = lastToolOutputs(prompt);
@@ -81,13 +83,33 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     parameters: { resume?: ResumeEntry[]; runId?: string } = {},
   ): Promise<BaseEvent[]> {
     const events: BaseEvent[] = [];
+    // The client logs and swallows what a subscriber throws: problems are collected instead.
+    const invalid: string[] = [];
     await agent.runAgent(parameters, {
       onEvent: ({ event }) => {
         const parsed = EventSchema.safeParse(event);
-        if (!parsed.success) throw new Error(`invalid ${event.type}: ${parsed.error.message}`);
+        if (!parsed.success) invalid.push(`${event.type}: ${parsed.error.message}`);
         events.push(event);
       },
     });
+    expect(invalid).toEqual([]);
+    expect(events.length).toBeGreaterThan(0);
+    return events;
+  }
+
+  /** The events of one POST as they are on the wire (SSE `data:` lines), each schema-checked. */
+  async function wire(agentId: string, input: object): Promise<BaseEvent[]> {
+    const answer = await fetch(`${server.url}/api/agents/${agentId}/ag-ui`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
+    expect(answer.headers.get('content-type')).toBe('text/event-stream');
+    const text = await answer.text();
+    const events = text
+      .split('\n\n')
+      .filter((frame) => frame.startsWith('data: '))
+      .map((frame) => EventSchema.parse(JSON.parse(frame.slice(6))) as BaseEvent);
     return events;
   }
 
@@ -132,6 +154,39 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     expect(finished(events)?.outcome).toEqual({ type: 'success' });
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello, world' });
     expect(agent.state).toMatchObject({ tollgate: { status: 'completed', waiting: [] } });
+  });
+
+  it('the wire carries schema-valid SSE events; a body that is no RunAgentInput is HTTP 400', async () => {
+    const threadId = uniqueId('thread');
+    const input = {
+      threadId,
+      runId: uniqueId('run'),
+      messages: [{ id: uniqueId('msg'), role: 'user', content: 'hi' }],
+    };
+    const events = await wire('agui-text', input);
+    expect(typesOf(events)).toEqual([
+      'RUN_STARTED',
+      'STATE_SNAPSHOT',
+      'STEP_STARTED',
+      'TEXT_MESSAGE_START',
+      ...events.filter((e) => e.type === 'TEXT_MESSAGE_CONTENT').map(() => 'TEXT_MESSAGE_CONTENT'),
+      'TEXT_MESSAGE_END',
+      'STEP_FINISHED',
+      'STATE_SNAPSHOT',
+      'RUN_FINISHED',
+    ]);
+    const bad = await fetch(`${server.url}/api/agents/agui-text/ag-ui`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ threadId }),
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
+    // A well-formed input for an agent no worker hosts: the stream's only event is RUN_ERROR.
+    const unknown = await wire('no-such-agent', { ...input, runId: uniqueId('run') });
+    expect(unknown).toEqual([
+      expect.objectContaining({ type: 'RUN_ERROR', code: 'AGENT_NOT_FOUND' }),
+    ]);
   });
 
   it('a gated call ends the run with an interrupt; resume approve runs the tool once', async () => {
@@ -197,6 +252,15 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     const reloaded = client('agui-bob-only', agent.threadId);
     const report = await run(reloaded);
     expect(finished(report)?.outcome?.interrupts?.map((i) => i.id)).toEqual([interrupt.id]);
+    expect(typesOf(report)).toContain('MESSAGES_SNAPSHOT');
+    expect(reloaded.messages).toEqual([
+      expect.objectContaining({ role: 'user', content: 'delete rec-1' }),
+      expect.objectContaining({
+        role: 'assistant',
+        toolCalls: [expect.objectContaining({ id: interrupt.toolCallId })],
+      }),
+    ]);
+    expect(reloaded.state).toMatchObject({ tollgate: { runId, status: 'waiting' } });
   });
 
   it('forged interrupt ids and malformed answers are typed RUN_ERRORs that change nothing', async () => {

@@ -11,14 +11,14 @@ import {
 import type { Chunk } from '../../common/chunks.js';
 import { TollgateError, isTollgateError } from '../../common/errors.js';
 import { idProblem } from '../../common/limits.js';
-import { requireAction, requireAgent, requireResource } from '../../common/scope.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import { HttpError } from '../errors.js';
 import { refuseRepeats } from '../chat/chat-answers.js';
-import { isRunOfThread, openRunOf, replayOf, type ChatThread } from '../chat/chat-runs.js';
+import { isRunOfThread, replayOf, type ChatThread } from '../chat/chat-runs.js';
 import { ChatSession, type ChatCaller } from '../chat/chat-session.js';
 import { AgUiTranslator } from './ag-ui-events.js';
+import { agUiMessagesOf } from './ag-ui-messages.js';
 import { answerOf, interruptOf, notIssuedHere } from './interrupts.js';
 
 /**
@@ -38,6 +38,9 @@ export interface AgUiState {
 
 type Source = { runId: string; chunks: AsyncIterable<Chunk> };
 
+/** Resume entries one request may carry: each asks the run it names, before any is applied. */
+const MAX_RESUME_ENTRIES = 64;
+
 /**
  * One AG-UI run (RunAgentInput) on a thread of one caller. The thread is the Tollgate memory
  * thread `{ thread: threadId, resource: caller }`, as the chat bridge keys it. Resume entries
@@ -53,7 +56,7 @@ export class AgUiSession {
   constructor(
     private readonly tollgate: Tollgate,
     private readonly agentId: string,
-    private readonly caller: ChatCaller,
+    caller: ChatCaller,
     private readonly input: RunAgentInput,
   ) {
     this.chat = new ChatSession(tollgate, agentId, input.threadId, caller);
@@ -109,6 +112,12 @@ export class AgUiSession {
   }
 
   private async answer(resume: ResumeEntry[]): Promise<Source[]> {
+    if (resume.length > MAX_RESUME_ENTRIES) {
+      throw new TollgateError(
+        'INVALID_DECISION',
+        `The request answers ${resume.length} interrupts; answer at most ${MAX_RESUME_ENTRIES} in one run.`,
+      );
+    }
     const client = await this.tollgate.client();
     const lookup = async (runId: string, toolCallId: string, interruptId: string) => {
       if (!(await isRunOfThread(client, runId, this.thread))) throw notIssuedHere(interruptId);
@@ -123,11 +132,11 @@ export class AgUiSession {
     return (await this.chat.decide(answers)).sources;
   }
 
-  /** No answer and no new message: what the thread's open run waits for, without touching it. */
+  /**
+   * No answer and no new message (a front-end that reloaded): the thread's messages as a
+   * MESSAGES_SNAPSHOT and what its open run waits for, without touching the run.
+   */
   private async report(): Promise<AsyncIterable<AgUiEvent>> {
-    requireAction(this.caller.scope, 'read');
-    requireAgent(this.caller.scope, this.agentId);
-    requireResource(this.caller.scope, this.thread.resourceId);
     const agents = await this.tollgate.listAgents();
     if (!agents.some((a) => a.agentId === this.agentId)) {
       throw new TollgateError(
@@ -135,23 +144,30 @@ export class AgUiSession {
         `No agent "${this.agentId}" is listed on this task queue; use one of: ${agents.map((a) => a.agentId).join(', ') || '(none)'}.`,
       );
     }
-    const runId = await openRunOf(await this.tollgate.client(), this.thread);
-    const waiting = runId !== undefined ? await this.waitingIn([runId]) : [];
-    const status = runId === undefined ? 'idle' : waiting.length > 0 ? 'waiting' : 'running';
-    const state: AgUiState = { tollgate: { ...(runId ? { runId } : {}), status, waiting } };
-    return this.lifecycle([], state);
+    const { messages, run } = await this.chat.conversation();
+    const waiting = run ? run.calls.map((call) => interruptOf(run.runId, call)) : [];
+    const status = !run ? 'idle' : waiting.length > 0 ? 'waiting' : 'running';
+    const state: AgUiState = {
+      tollgate: { ...(run ? { runId: run.runId } : {}), status, waiting },
+    };
+    return this.lifecycle([], { state, messages: agUiMessagesOf(this.input.threadId, messages) });
   }
 
   /**
    * RUN_STARTED, the state, the sources' events, then the state again and RUN_FINISHED (an
-   * interrupt outcome while calls wait) or RUN_ERROR. `report`: the state when nothing streams.
+   * interrupt outcome while calls wait) or RUN_ERROR. `report`: the thread as it is, when
+   * nothing streams.
    */
-  private async *lifecycle(sources: Source[], report?: AgUiState): AsyncIterable<AgUiEvent> {
+  private async *lifecycle(
+    sources: Source[],
+    report?: { state: AgUiState; messages: Message[] },
+  ): AsyncIterable<AgUiEvent> {
     const { threadId, runId } = this.input;
     yield { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION };
+    if (report) yield { type: EventType.MESSAGES_SNAPSHOT, messages: report.messages };
     const last = sources.at(-1)?.runId;
     const running: AgUiState = { tollgate: { runId: last, status: 'running', waiting: [] } };
-    yield { type: EventType.STATE_SNAPSHOT, snapshot: report ?? running };
+    yield { type: EventType.STATE_SNAPSHOT, snapshot: report?.state ?? running };
     const translator = new AgUiTranslator(runId);
     const suspended: string[] = [];
     for (const source of sources) {
@@ -165,7 +181,7 @@ export class AgUiSession {
       }
       if (end?.finishReason === 'suspended') suspended.push(source.runId);
     }
-    const waiting = report?.tollgate.waiting ?? (await this.waitingIn(suspended));
+    const waiting = report?.state.tollgate.waiting ?? (await this.waitingIn(suspended));
     if (!report) {
       yield {
         type: EventType.STATE_SNAPSHOT,

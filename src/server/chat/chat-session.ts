@@ -43,6 +43,13 @@ export interface ChatCaller {
   resource?: string;
 }
 
+/** A chat's run that is still open, the calls that wait in it and those it declined. */
+export interface OpenRun {
+  runId: string;
+  calls: PendingToolCall[];
+  declined: Set<string>;
+}
+
 /** How many thread messages a chat page is given back, at most. */
 const HISTORY_MESSAGES = 1000;
 
@@ -161,8 +168,20 @@ export class ChatSession {
   private async history(): Promise<{
     messages: UIMessage[];
     replyId: string;
-    run?: { runId: string; calls: PendingToolCall[]; declined: Set<string> };
+    run?: OpenRun;
   }> {
+    const { messages, run } = await this.conversation();
+    return run
+      ? { ...uiMessagesOf(this.chatId, messages, run), run }
+      : uiMessagesOf(this.chatId, messages);
+  }
+
+  /**
+   * The chat's model messages (the thread's, then the open run's own) and its open run, with
+   * the calls that wait in it and those it declined.
+   */
+  async conversation(): Promise<{ messages: JsonValue[]; run?: OpenRun }> {
+    this.allow('read');
     const client = await this.tollgate.client();
     const thread = await this.threadMessages(client);
     const runId = await openRunOf(client, {
@@ -170,15 +189,13 @@ export class ChatSession {
       threadId: this.chatId,
       resourceId: this.resource,
     });
-    if (runId === undefined) return uiMessagesOf(this.chatId, thread);
+    if (runId === undefined) return { messages: thread };
     const [conversation, calls, declined] = await Promise.all([
       conversationOf(client, runId),
       this.agent.pendingToolCalls(runId),
       declinedIn(this.agent, runId),
     ]);
-    const run = { runId, calls, declined };
-    const all = withRunMessages(thread, conversation);
-    return { ...uiMessagesOf(this.chatId, all, run), run };
+    return { messages: withRunMessages(thread, conversation), run: { runId, calls, declined } };
   }
 
   private async threadMessages(client: Client): Promise<JsonValue[]> {
