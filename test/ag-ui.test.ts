@@ -235,6 +235,17 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     expect(executions.length).toBe(before);
   });
 
+  it('resume with editedArgs approves the call with the edited arguments, run once', async () => {
+    const before = executions.length;
+    const { agent, interrupt } = await interrupted('agui-gated');
+    const payload = { approved: true, editedArgs: { id: 'rec-9' } };
+    const after = await run(agent, {
+      resume: [{ interruptId: interrupt.id, status: 'resolved', payload }],
+    });
+    expect(finished(after)?.outcome).toEqual({ type: 'success' });
+    expect(executions.slice(before).map((e) => e.input)).toEqual([{ id: 'rec-9' }]);
+  });
+
   it('a resume by a caller who is not an approver is RUN_ERROR, and the call still waits', async () => {
     const { agent, interrupt, runId } = await interrupted('agui-bob-only');
     const length = await historyLength(runId);
