@@ -10,7 +10,7 @@ import { HttpAgent, type BaseEvent, type ResumeEntry } from '@ag-ui/client';
 import { EventSchema } from '@ag-ui/core/schemas';
 import { z } from 'zod';
 import { Agent, createTool, type Tollgate } from '../src/index.js';
-import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import { agUiHandler, createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import {
   askUserTool,
@@ -320,6 +320,27 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     });
     expect(finished(after)?.outcome).toEqual({ type: 'success' });
     expect(agent.messages.at(-1)).toMatchObject({ content: 'Answer: {"answer":"because"}' });
+  });
+
+  it('agUiHandler serves the same protocol as a Request → Response handler, as identify says', async () => {
+    const handler = agUiHandler(tollgate, {
+      agentId: 'agui-text',
+      identify: (request) =>
+        request.headers.get('x-user') === 'alice' ? { identity: { id: 'alice' } } : undefined,
+    });
+    const agent = new HttpAgent({
+      url: 'http://app.test/api/agent',
+      headers: { 'x-user': 'alice' },
+      fetch: (url, init) => handler(new Request(url, init)),
+    });
+    say(agent, 'hi');
+    const events = await run(agent);
+    expect(finished(events)?.outcome).toEqual({ type: 'success' });
+    expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello, world' });
+    const anonymous = await handler(
+      new Request('http://app.test/api/agent', { method: 'POST', body: '{}' }),
+    );
+    expect(anonymous.status).toBe(401);
   });
 
   it('a request retried with the same runId replays its run instead of starting another', async () => {

@@ -5,27 +5,22 @@ import type { Hono } from 'hono';
 import { API_PREFIX } from '../../common/http-api.js';
 import type { Tollgate } from '../../runtime.js';
 import type { ServerEnv } from '../auth.js';
+import type { ChatHandlerOptions } from '../chat/chat-handler.js';
 import type { ChatCaller } from '../chat/chat-session.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { AgUiSession } from './ag-ui-session.js';
-import { readableOf } from '../readable-of.js';
+import { endingWith, readableOf } from '../response-stream.js';
+import { parseBody } from '../validation.js';
 
 /** Under `/api/agents/:agentId`: POST a RunAgentInput, read AG-UI events (SSE). */
 export const AG_UI_ROUTE = '/ag-ui';
 
-/** Options of `agUiHandler`. */
-export interface AgUiHandlerOptions {
-  /** The agent the AG-UI endpoint runs. */
-  agentId: string;
-  /**
-   * Who sends the request, from your own auth (session cookie, bearer token...), never from the
-   * body: its `identity` decides, its `scope` limits what it may do, its `resource` (default
-   * `identity.id`) keys its threads. `undefined`: the request is answered 401.
-   */
-  identify(request: Request): ChatCaller | undefined | Promise<ChatCaller | undefined>;
-  /** Where errors hidden from callers (answered as `INTERNAL`) are reported. Default `console.error`. */
-  logError?: ErrorLogger;
-}
+/**
+ * Options of `agUiHandler`: those of `chatHandler`. `identify` names the caller from your own
+ * auth, never from the body (its `resource`, default `identity.id`, keys the caller's threads;
+ * `undefined` answers 401); `logError` receives what is answered as `INTERNAL`.
+ */
+export type AgUiHandlerOptions = ChatHandlerOptions;
 
 /**
  * A `Request → Response` handler speaking AG-UI for one agent, for Next.js route handlers (a
@@ -77,7 +72,7 @@ async function agUiResponse(
   text: string,
   log: ErrorLogger,
 ): Promise<Response> {
-  const input = parseInput(text);
+  const input = parseBody(text, RunAgentInputSchema) as RunAgentInput;
   let events: AsyncIterable<AgUiEvent>;
   try {
     events = await new AgUiSession(tollgate, agentId, caller, input).events();
@@ -85,38 +80,22 @@ async function agUiResponse(
     events = only(runError(error, log));
   }
   const encoder = new EventEncoder();
-  return new Response(readableOf(encoded(guarded(events, log), encoder)), {
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      // Reverse proxies such as nginx would otherwise hold events back.
-      'x-accel-buffering': 'no',
+  return new Response(
+    readableOf(
+      encoded(
+        endingWith(events, (error) => runError(error, log)),
+        encoder,
+      ),
+    ),
+    {
+      headers: {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        // Reverse proxies such as nginx would otherwise hold events back.
+        'x-accel-buffering': 'no',
+      },
     },
-  });
-}
-
-function parseInput(text: string): RunAgentInput {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HttpError(
-      400,
-      'BAD_REQUEST',
-      'The AG-UI request body must be a RunAgentInput JSON object.',
-    );
-  }
-  const parsed = RunAgentInputSchema.safeParse(value);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => i.path.join('.'));
-    throw new HttpError(
-      400,
-      'BAD_REQUEST',
-      `The request is not a RunAgentInput (AG-UI ${'1.0'}): bad field ${fields[0] || '(body)'}.`,
-      fields,
-    );
-  }
-  return parsed.data as RunAgentInput;
+  );
 }
 
 function runError(error: unknown, log: ErrorLogger): AgUiEvent {
@@ -126,18 +105,6 @@ function runError(error: unknown, log: ErrorLogger): AgUiEvent {
 
 async function* only(event: AgUiEvent): AsyncIterable<AgUiEvent> {
   yield event;
-}
-
-/** A failure after the stream began ends it with RUN_ERROR, carrying its code. */
-async function* guarded(
-  events: AsyncIterable<AgUiEvent>,
-  log: ErrorLogger,
-): AsyncIterable<AgUiEvent> {
-  try {
-    yield* events;
-  } catch (error) {
-    yield runError(error, log);
-  }
 }
 
 async function* encoded(

@@ -1,16 +1,7 @@
 import type { Message } from '@ag-ui/core';
 import type { JsonValue } from '../../common/json.js';
 import { idsIn } from '../chat/message-ids.js';
-
-interface ModelPart {
-  type?: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  input?: JsonValue;
-  args?: JsonValue;
-  output?: { type?: string; value?: JsonValue };
-}
+import { MessageIds, modelMessageOf } from '../chat/model-parts.js';
 
 /**
  * A thread's model messages (the thread's, then its open run's) as AG-UI messages, for the
@@ -21,20 +12,10 @@ interface ModelPart {
  */
 export function agUiMessagesOf(threadId: string, messages: JsonValue[]): Message[] {
   const out: Message[] = [];
-  const used = new Set<string>();
-  const idOf = (given: string | undefined) => {
-    const id = given !== undefined && !used.has(given) ? given : `${threadId}-${out.length}`;
-    used.add(id);
-    return id;
-  };
+  const ids = new MessageIds(threadId);
+  const idOf = (given: string | undefined) => ids.take(given, out.length);
   for (const raw of messages) {
-    const { role, content } = (raw ?? {}) as { role?: string; content?: unknown };
-    const parts: ModelPart[] =
-      typeof content === 'string'
-        ? [{ type: 'text', text: content }]
-        : Array.isArray(content)
-          ? (content as ModelPart[])
-          : [];
+    const { role, parts } = modelMessageOf(raw);
     const text = parts.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('');
     if (role === 'user') {
       out.push({ id: idOf(idsIn(raw).messageId), role: 'user', content: text });

@@ -95,7 +95,8 @@ export class AgUiSession {
     }
     try {
       const stream = await this.chat.start(text, message.id, runId);
-      return { runId, chunks: stream.fullStream };
+      // Not always `runId`: with autoResumeSuspendedTools the message resumes a parked call.
+      return { runId: stream.runId, chunks: stream.fullStream };
     } catch (error) {
       if (!(await this.isRetry(error))) throw error;
       // The same request again (a dropped connection): the run it started, from its start.

@@ -9,7 +9,7 @@ import type { ServerEnv } from '../auth.js';
 import { shown } from './approval-id.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { ChatSession, type ChatCaller } from './chat-session.js';
-import { readableOf } from '../readable-of.js';
+import { endingWith, readableOf } from '../response-stream.js';
 
 /**
  * Under `/api/agents/:agentId`. POST: `useChat`'s requests. GET `/chat/:chatId`: the chat's
@@ -200,14 +200,12 @@ function textOf(message: UIMessage): string {
 }
 
 /** A failure after the response began becomes the stream's `error` chunk, with its code. */
-async function* safely(
+function safely(
   chunks: AsyncIterable<UIMessageChunk>,
   log: ErrorLogger,
 ): AsyncIterable<UIMessageChunk> {
-  try {
-    yield* chunks;
-  } catch (error) {
+  return endingWith(chunks, (error): UIMessageChunk => {
     const { body }: { body: ErrorBody } = errorAnswer(error, log, 'chat stream');
-    yield { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
-  }
+    return { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
+  });
 }
