@@ -25,10 +25,12 @@ import {
 } from './support/harness.js';
 
 const ALICE = 'agui-alice-token-0123456789';
+const READER = 'agui-reader-token-0123456789';
 
 describe('AG-UI over a durable run, through @ag-ui/client', () => {
   const { agent: textAgent } = testAgent('agui-text', [], () => ({
     text: ['Hello', ', ', 'world'],
+    delayMs: 100,
   }));
   const { agent: gated, executions } = gatedTestAgent('agui-gated');
   const { agent: asker } = testAgent('agui-ask', [askUserTool()], (prompt) => {
@@ -61,7 +63,12 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     tollgate = await hostAgents([textAgent, gated, asker, guarded], 'ag-ui');
     server = await createTollgateServer({
       tollgate,
-      auth: { tokens: [{ token: ALICE, id: 'alice' }] },
+      auth: {
+        tokens: [
+          { token: ALICE, id: 'alice' },
+          { token: READER, id: 'alice', scopes: { actions: ['read'] } },
+        ],
+      },
     }).listen({ port: 0 });
   });
   afterAll(async () => {
@@ -98,10 +105,10 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
   }
 
   /** The events of one POST as they are on the wire (SSE `data:` lines), each schema-checked. */
-  async function wire(agentId: string, input: object): Promise<BaseEvent[]> {
+  async function wire(agentId: string, input: object, token = ALICE): Promise<BaseEvent[]> {
     const answer = await fetch(`${server.url}/api/agents/${agentId}/ag-ui`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${ALICE}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(input),
     });
     expect(answer.headers.get('content-type')).toBe('text/event-stream');
@@ -149,14 +156,15 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
       delta: string;
       messageId: string;
     }>;
-    expect(deltas.map((d) => d.delta).join('')).toBe('Hello, world');
+    // Live, as the model streams it (the server shares the worker's process), and once only.
+    expect(deltas.map((d) => d.delta)).toEqual(['Hello', ', ', 'world']);
     expect(new Set(deltas.map((d) => d.messageId)).size).toBe(1);
     expect(finished(events)?.outcome).toEqual({ type: 'success' });
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello, world' });
     expect(agent.state).toMatchObject({ tollgate: { status: 'completed', waiting: [] } });
   });
 
-  it('the wire carries schema-valid SSE events; a body that is no RunAgentInput is HTTP 400', async () => {
+  it('the wire carries schema-valid SSE events; no RunAgentInput is HTTP 400, a refused one a lone RUN_ERROR', async () => {
     const threadId = uniqueId('thread');
     const input = {
       threadId,
@@ -182,11 +190,16 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
     });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe('BAD_REQUEST');
-    // A well-formed input for an agent no worker hosts: the stream's only event is RUN_ERROR.
-    const unknown = await wire('no-such-agent', { ...input, runId: uniqueId('run') });
-    expect(unknown).toEqual([
-      expect.objectContaining({ type: 'RUN_ERROR', code: 'AGENT_NOT_FOUND' }),
-    ]);
+    // A well-formed input refused (no such agent, bad thread id, scope): a lone RUN_ERROR.
+    const refusals: Array<[string, object, string, string]> = [
+      ['no-such-agent', {}, ALICE, 'AGENT_NOT_FOUND'],
+      ['agui-text', { threadId: 'a\u0000b' }, ALICE, 'BAD_REQUEST'],
+      ['agui-text', {}, READER, 'FORBIDDEN'],
+    ];
+    for (const [agentId, change, token, code] of refusals) {
+      const refused = await wire(agentId, { ...input, runId: uniqueId('run'), ...change }, token);
+      expect(refused).toEqual([expect.objectContaining({ type: 'RUN_ERROR', code })]);
+    }
   });
 
   it('a gated call ends the run with an interrupt; resume approve runs the tool once', async () => {
