@@ -14,6 +14,7 @@ import { idProblem } from '../../common/limits.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import { HttpError } from '../errors.js';
+import { shown } from '../chat/approval-id.js';
 import { refuseRepeats } from '../chat/chat-answers.js';
 import { isRunOfThread, replayOf, type ChatThread } from '../chat/chat-runs.js';
 import { ChatSession, type ChatCaller } from '../chat/chat-session.js';
@@ -59,6 +60,7 @@ export class AgUiSession {
     caller: ChatCaller,
     private readonly input: RunAgentInput,
   ) {
+    checkId(input.threadId, 'threadId');
     this.chat = new ChatSession(tollgate, agentId, input.threadId, caller);
     this.agent = tollgate.getAgent(agentId, {
       ...(caller.scope ? { scope: caller.scope } : {}),
@@ -86,13 +88,8 @@ export class AgUiSession {
       throw new HttpError(400, 'BAD_REQUEST', 'The last user message holds no text; send text.');
     }
     const { runId } = this.input;
-    for (const [value, label] of [
-      [runId, 'The runId'],
-      [message.id, 'The user message id'],
-    ] as const) {
-      const problem = idProblem(value, `${label} ${JSON.stringify(value).slice(0, 80)}`);
-      if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
-    }
+    checkId(runId, 'runId');
+    checkId(message.id, 'user message id');
     try {
       const stream = await this.chat.start(text, message.id, runId);
       // Not always `runId`: with autoResumeSuspendedTools the message resumes a parked call.
@@ -208,6 +205,12 @@ export class AgUiSession {
     );
     return lists.flat();
   }
+}
+
+/** An id Tollgate keeps (thread, run, message): empty, too long or with control characters is 400. */
+function checkId(value: string, label: string): void {
+  const problem = idProblem(value, `The ${label} ${shown(value)}`);
+  if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
 }
 
 const ended = (runId: string | undefined, status: 'completed' | 'failed'): AgUiState => ({
