@@ -29,3 +29,36 @@ export async function* endingWith<T>(
     yield failure(error);
   }
 }
+
+/**
+ * `items`, with a `beat()` yielded whenever `everyMs` pass without one, so proxies that close quiet
+ * streams keep the response open through a long model step. A read still waiting when the
+ * consumer stops is left to settle; the source is closed.
+ */
+export async function* withKeepAlive<T>(
+  items: AsyncIterable<T>,
+  everyMs: number,
+  beat: () => T,
+): AsyncIterable<T> {
+  const iterator = items[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const quiet = new Promise<'quiet'>(
+        (resolve) => (timer = setTimeout(resolve, everyMs, 'quiet')),
+      );
+      const first = await Promise.race([next, quiet]).finally(() => clearTimeout(timer));
+      if (first === 'quiet') {
+        yield beat();
+        continue;
+      }
+      if (first.done === true) return;
+      yield first.value;
+      next = iterator.next();
+    }
+  } finally {
+    // Not awaited: a generator busy with the pending read would only return once it settles.
+    void iterator.return?.()?.catch(() => undefined);
+  }
+}

@@ -9,8 +9,12 @@ import type { ChatHandlerOptions } from '../chat/chat-handler.js';
 import type { ChatCaller } from '../chat/chat-session.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { AgUiSession } from './ag-ui-session.js';
-import { endingWith, readableOf } from '../response-stream.js';
+import { endingWith, readableOf, withKeepAlive } from '../response-stream.js';
 import { parseBody } from '../validation.js';
+
+/** An SSE comment every so often keeps proxies from closing a quiet stream; clients skip it. */
+const KEEP_ALIVE_MS = 15_000;
+const keepAlive = () => new TextEncoder().encode(': keep-alive\n\n');
 
 /** Under `/api/agents/:agentId`: POST a RunAgentInput, read AG-UI events (SSE). */
 export const AG_UI_ROUTE = '/ag-ui';
@@ -82,9 +86,13 @@ async function agUiResponse(
   const encoder = new EventEncoder();
   return new Response(
     readableOf(
-      encoded(
-        endingWith(events, (error) => runError(error, log)),
-        encoder,
+      withKeepAlive(
+        encoded(
+          endingWith(events, (error) => runError(error, log)),
+          encoder,
+        ),
+        KEEP_ALIVE_MS,
+        keepAlive,
       ),
     ),
     {
