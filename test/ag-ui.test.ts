@@ -26,6 +26,7 @@ import {
 
 const ALICE = 'agui-alice-token-0123456789';
 const READER = 'agui-reader-token-0123456789';
+const TEXT_ONLY = 'agui-text-only-token-0123456789';
 
 describe('AG-UI over a durable run, through @ag-ui/client', () => {
   const { agent: textAgent } = testAgent('agui-text', [], () => ({
@@ -67,6 +68,7 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
         tokens: [
           { token: ALICE, id: 'alice' },
           { token: READER, id: 'alice', scopes: { actions: ['read'] } },
+          { token: TEXT_ONLY, id: 'alice', scopes: { agents: ['agui-text'] } },
         ],
       },
     }).listen({ port: 0 });
@@ -195,6 +197,9 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
       ['no-such-agent', {}, ALICE, 'AGENT_NOT_FOUND'],
       ['agui-text', { threadId: 'a\u0000b' }, ALICE, 'BAD_REQUEST'],
       ['agui-text', {}, READER, 'FORBIDDEN'],
+      // A reload of an agent outside the token's scope: refused, not told whether it exists.
+      ['no-such-agent', { messages: [] }, TEXT_ONLY, 'FORBIDDEN'],
+      ['agui-gated', { messages: [] }, TEXT_ONLY, 'FORBIDDEN'],
     ];
     for (const [agentId, change, token, code] of refusals) {
       const refused = await wire(agentId, { ...input, runId: uniqueId('run'), ...change }, token);

@@ -11,6 +11,7 @@ import {
 import type { Chunk } from '../../common/chunks.js';
 import { TollgateError, isTollgateError } from '../../common/errors.js';
 import { idProblem } from '../../common/limits.js';
+import { requireAction, requireAgent } from '../../common/scope.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import { HttpError } from '../errors.js';
@@ -57,7 +58,7 @@ export class AgUiSession {
   constructor(
     private readonly tollgate: Tollgate,
     private readonly agentId: string,
-    caller: ChatCaller,
+    private readonly caller: ChatCaller,
     private readonly input: RunAgentInput,
   ) {
     checkId(input.threadId, 'threadId');
@@ -135,11 +136,14 @@ export class AgUiSession {
    * MESSAGES_SNAPSHOT and what its open run waits for, without touching the run.
    */
   private async report(): Promise<AsyncIterable<AgUiEvent>> {
+    // The scope first: a caller who may not read here learns nothing, not even what exists.
+    requireAction(this.caller.scope, 'read');
+    requireAgent(this.caller.scope, this.agentId);
     const agents = await this.tollgate.listAgents();
     if (!agents.some((a) => a.agentId === this.agentId)) {
       throw new TollgateError(
         'AGENT_NOT_FOUND',
-        `No agent "${this.agentId}" is listed on this task queue; use one of: ${agents.map((a) => a.agentId).join(', ') || '(none)'}.`,
+        `No agent "${this.agentId}" is listed on this task queue; check the agent id in the URL.`,
       );
     }
     const { messages, run } = await this.chat.conversation();
@@ -186,7 +190,10 @@ export class AgUiSession {
         snapshot:
           waiting.length > 0
             ? { tollgate: { runId: last, status: 'waiting', waiting } }
-            : ended(last, 'completed'),
+            : suspended.length > 0
+              ? // Its calls were decided elsewhere since it stopped: it works on.
+                { tollgate: { runId: last, status: 'running', waiting } }
+              : ended(last, 'completed'),
       };
     }
     const outcome =
