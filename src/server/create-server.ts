@@ -30,6 +30,7 @@ import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from './link-refusals.js';
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
+import { registerAgUiRoutes } from './ag-ui/ag-ui-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
 
@@ -140,6 +141,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
     return c.json(await decideBatch(tollgate, decisions, c.get('identity'), c.get('scope'), log));
   });
   registerChatRoutes(app, tollgate, log);
+  registerAgUiRoutes(app, tollgate, log);
   registerGrantRoutes(app, tollgate);
   registerLivePolicyRoutes(app, tollgate);
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>

@@ -24,3 +24,16 @@ export {
 } from './chat/chat-handler.js';
 export type { ChatCaller } from './chat/chat-session.js';
 export { SUSPEND_DATA_PART, type SuspendPartData } from './chat/ui-chunks.js';
+export {
+  agUiHandler,
+  registerAgUiRoutes,
+  AG_UI_ROUTE,
+  type AgUiHandlerOptions,
+} from './ag-ui/ag-ui-handler.js';
+export type { AgUiState } from './ag-ui/ag-ui-session.js';
+export {
+  APPROVAL_REASON,
+  SUSPENSION_REASON,
+  APPROVAL_RESPONSE_SCHEMA,
+  type InterruptDetails,
+} from './ag-ui/interrupts.js';

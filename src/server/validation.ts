@@ -8,7 +8,11 @@ import { HttpError } from './errors.js';
  * `BAD_REQUEST` answers listing the failing field paths (`options.maxSteps`).
  */
 export async function readBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-  const text = await c.req.text();
+  return parseBody(await c.req.text(), schema);
+}
+
+/** `readBody` of a body already read as text. */
+export function parseBody<T>(text: string, schema: z.ZodType<T>): T {
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;

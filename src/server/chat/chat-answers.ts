@@ -14,6 +14,8 @@ export type ChatAnswer =
       toolCallId: string;
       fingerprint: string;
       reason?: string;
+      /** Approve with edited arguments (checked by the run against the tool's input schema). */
+      args?: JsonValue;
     }
   | { kind: 'resume'; runId: string; toolCallId: string; resumeData: JsonValue };
 
@@ -78,7 +80,7 @@ export function answersIn(message: UIMessage): ChatAnswer[] {
 }
 
 /** Two answers to one call contradict each other or say one thing twice: neither is applied. */
-function refuseRepeats(answers: ChatAnswer[]): void {
+export function refuseRepeats(answers: ChatAnswer[]): void {
   const seen = new Set<string>();
   for (const { runId, toolCallId } of answers) {
     const key = JSON.stringify([runId, toolCallId]);

@@ -9,6 +9,7 @@ import type { ServerEnv } from '../auth.js';
 import { shown } from './approval-id.js';
 import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
 import { ChatSession, type ChatCaller } from './chat-session.js';
+import { endingWith, readableOf } from '../response-stream.js';
 
 /**
  * Under `/api/agents/:agentId`. POST: `useChat`'s requests. GET `/chat/:chatId`: the chat's
@@ -199,29 +200,12 @@ function textOf(message: UIMessage): string {
 }
 
 /** A failure after the response began becomes the stream's `error` chunk, with its code. */
-async function* safely(
+function safely(
   chunks: AsyncIterable<UIMessageChunk>,
   log: ErrorLogger,
 ): AsyncIterable<UIMessageChunk> {
-  try {
-    yield* chunks;
-  } catch (error) {
+  return endingWith(chunks, (error): UIMessageChunk => {
     const { body }: { body: ErrorBody } = errorAnswer(error, log, 'chat stream');
-    yield { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
-  }
-}
-
-/** A pull-driven stream over `chunks`; cancelling it (the browser left) stops reading the run. */
-function readableOf<T>(chunks: AsyncIterable<T>): ReadableStream<T> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  return new ReadableStream<T>({
-    async pull(controller) {
-      const { done, value } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(value);
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
+    return { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
   });
 }

@@ -1,9 +1,10 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import type { AgentStream } from '../../stream/agent-stream.js';
 import type { JsonValue } from '../../common/json.js';
-import type { Chunk } from '../../common/chunks.js';
-import { QUERIES, SEARCH_ATTRIBUTES } from '../../common/wire.js';
+import type { Chunk, ChunkSlice } from '../../common/chunks.js';
+import { SA_KEYS } from '../../common/search-attribute-keys.js';
+import { AGENT_RUN_WORKFLOW, QUERIES, SEARCH_ATTRIBUTES } from '../../common/wire.js';
 
 /** Where a chat's runs live: one agent's memory thread of one resource. */
 export interface ChatThread {
@@ -88,5 +89,41 @@ export async function* replayOf(agent: AgentClient, runId: string): AsyncIterabl
     const pending = await agent.pendingToolCalls(runId);
     if (pending.some((call) => waitedOn.includes(call.toolCallId))) return;
     offset = await stream.nextOffset;
+  }
+}
+
+/**
+ * Whether `runId` is a run of `thread`: an agent run of its agent (so no other workflow is ever
+ * queried), whose own `start` chunk names the thread and resource.
+ */
+export async function isRunOfThread(
+  client: Client,
+  runId: string,
+  thread: ChatThread,
+): Promise<boolean> {
+  try {
+    const handle = client.workflow.getHandle(runId);
+    const described = await handle.describe();
+    if (
+      described.type !== AGENT_RUN_WORKFLOW ||
+      described.typedSearchAttributes.get(SA_KEYS.agentId) !== thread.agentId
+    ) {
+      return false;
+    }
+    const slice = await handle.query<ChunkSlice, [{ offset: number; limit: number }]>(
+      QUERIES.chunks,
+      { offset: 0, limit: 1 },
+    );
+    const start = slice.chunks[0];
+    return (
+      start?.type === 'start' &&
+      start.payload.agentId === thread.agentId &&
+      start.payload.threadId === thread.threadId &&
+      start.payload.resourceId === thread.resourceId
+    );
+  } catch (error) {
+    // An id no run has is as foreign as another thread's; an outage is not a refusal.
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
   }
 }

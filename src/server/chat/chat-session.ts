@@ -3,7 +3,7 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import type { AgentStream } from '../../stream/agent-stream.js';
-import type { Chunk, ChunkSlice } from '../../common/chunks.js';
+import type { Chunk } from '../../common/chunks.js';
 import { TollgateError } from '../../common/errors.js';
 import type { JsonValue } from '../../common/json.js';
 import type { DecidedBy, PendingToolCall } from '../../common/run-types.js';
@@ -15,18 +15,19 @@ import {
   type ScopeAction,
 } from '../../common/scope.js';
 import { idProblem } from '../../common/limits.js';
-import { SA_KEYS } from '../../common/search-attribute-keys.js';
-import {
-  AGENT_RUN_WORKFLOW,
-  QUERIES,
-  THREAD_MESSAGES,
-  threadWorkflowId,
-} from '../../common/wire.js';
+import { THREAD_MESSAGES, threadWorkflowId } from '../../common/wire.js';
 import type { Tollgate } from '../../runtime.js';
 import { HttpError } from '../errors.js';
 import { notIssued, shown } from './approval-id.js';
 import { answersIn, type ChatAnswer } from './chat-answers.js';
-import { conversationOf, declinedIn, openRunOf, replayOf, withRunMessages } from './chat-runs.js';
+import {
+  conversationOf,
+  declinedIn,
+  isRunOfThread,
+  openRunOf,
+  replayOf,
+  withRunMessages,
+} from './chat-runs.js';
 import { continuationOf } from './continuation.js';
 import { userMessageOf } from './message-ids.js';
 import { UiChunkTranslator } from './ui-chunks.js';
@@ -40,6 +41,13 @@ export interface ChatCaller {
   scope?: Scope;
   /** The memory resource (tenant or user) of the caller's chats. Default: `identity.id`. */
   resource?: string;
+}
+
+/** A chat's run that is still open, the calls that wait in it and those it declined. */
+export interface OpenRun {
+  runId: string;
+  calls: PendingToolCall[];
+  declined: Set<string>;
 }
 
 /** How many thread messages a chat page is given back, at most. */
@@ -80,19 +88,22 @@ export class ChatSession {
    * answered by an assistant message whose id is the run's, live and on every reload.
    */
   async send(text: string, messageId: string): Promise<AsyncIterable<UIMessageChunk>> {
+    const stream = await this.start(text, messageId, randomUUID());
+    return uiChunks([sourceOf(stream)], { messageId: stream.runId });
+  }
+
+  /** Starts run `runId` on the chat's thread with the user's `text` (message `messageId`). */
+  async start(text: string, messageId: string, runId: string): Promise<AgentStream> {
     this.allow('start');
-    const runId = randomUUID();
-    const stream = await this.agent.stream([userMessageOf(text, { messageId, replyId: runId })], {
+    return this.agent.stream([userMessageOf(text, { messageId, replyId: runId })], {
       runId,
       memory: { thread: this.chatId, resource: this.resource },
     });
-    return uiChunks([sourceOf(stream)], { messageId: stream.runId });
   }
 
   /**
    * The answers of the chat's last assistant message, as Tollgate decisions in the caller's
-   * name. Every answer is checked first (its run is one of this chat's, its call waits, the
-   * fingerprint matches): a refused answer decides nothing.
+   * name (see `decide`).
    */
   async answer(message: UIMessage): Promise<AsyncIterable<UIMessageChunk>> {
     this.allow('decide');
@@ -103,6 +114,20 @@ export class ChatSession {
         'The last message holds no approval response or resume data; send a user message, or answer a waiting call.',
       );
     }
+    const { sources, declined } = await this.decide(answers);
+    return uiChunks(sources, { declined });
+  }
+
+  /**
+   * Answers as Tollgate decisions in the caller's name. Every answer is checked first (its run
+   * is one of this chat's, its call waits, the fingerprint matches): a refused answer decides
+   * nothing. Returns each run's continuation (`continuationOf`) and the calls declined.
+   */
+  async decide(answers: ChatAnswer[]): Promise<{
+    sources: Array<{ runId: string; chunks: AsyncIterable<Chunk> }>;
+    declined: Set<string>;
+  }> {
+    this.allow('decide');
     for (const answer of answers) await this.check(answer);
     const byRun = new Map<string, AgentStream[]>();
     const declined = new Set<string>();
@@ -115,7 +140,7 @@ export class ChatSession {
       runId,
       chunks: continuationOf(this.agent, decisions),
     }));
-    return uiChunks(sources, { declined });
+    return { sources, declined };
   }
 
   /**
@@ -143,8 +168,20 @@ export class ChatSession {
   private async history(): Promise<{
     messages: UIMessage[];
     replyId: string;
-    run?: { runId: string; calls: PendingToolCall[]; declined: Set<string> };
+    run?: OpenRun;
   }> {
+    const { messages, run } = await this.conversation();
+    return run
+      ? { ...uiMessagesOf(this.chatId, messages, run), run }
+      : uiMessagesOf(this.chatId, messages);
+  }
+
+  /**
+   * The chat's model messages (the thread's, then the open run's own) and its open run, with
+   * the calls that wait in it and those it declined.
+   */
+  async conversation(): Promise<{ messages: JsonValue[]; run?: OpenRun }> {
+    this.allow('read');
     const client = await this.tollgate.client();
     const thread = await this.threadMessages(client);
     const runId = await openRunOf(client, {
@@ -152,15 +189,13 @@ export class ChatSession {
       threadId: this.chatId,
       resourceId: this.resource,
     });
-    if (runId === undefined) return uiMessagesOf(this.chatId, thread);
+    if (runId === undefined) return { messages: thread };
     const [conversation, calls, declined] = await Promise.all([
       conversationOf(client, runId),
       this.agent.pendingToolCalls(runId),
       declinedIn(this.agent, runId),
     ]);
-    const run = { runId, calls, declined };
-    const all = withRunMessages(thread, conversation);
-    return { ...uiMessagesOf(this.chatId, all, run), run };
+    return { messages: withRunMessages(thread, conversation), run: { runId, calls, declined } };
   }
 
   private async threadMessages(client: Client): Promise<JsonValue[]> {
@@ -205,38 +240,9 @@ export class ChatSession {
     }
   }
 
-  /**
-   * Whether `runId` is a run of this chat's thread: an agent run of this agent (so no other
-   * workflow is ever queried), whose own `start` chunk names the chat's thread and resource.
-   */
   private async ownsRun(runId: string): Promise<boolean> {
-    const client = await this.tollgate.client();
-    try {
-      const described = await client.workflow.getHandle(runId).describe();
-      if (
-        described.type !== AGENT_RUN_WORKFLOW ||
-        described.typedSearchAttributes.get(SA_KEYS.agentId) !== this.agentId
-      ) {
-        return false;
-      }
-      const slice = await client.workflow
-        .getHandle(runId)
-        .query<ChunkSlice, [{ offset: number; limit: number }]>(QUERIES.chunks, {
-          offset: 0,
-          limit: 1,
-        });
-      const start = slice.chunks[0];
-      return (
-        start?.type === 'start' &&
-        start.payload.agentId === this.agentId &&
-        start.payload.threadId === this.chatId &&
-        start.payload.resourceId === this.resource
-      );
-    } catch (error) {
-      // An id no run has is as foreign as another chat's; an outage is not a refusal.
-      if (error instanceof WorkflowNotFoundError) return false;
-      throw error;
-    }
+    const thread = { agentId: this.agentId, threadId: this.chatId, resourceId: this.resource };
+    return isRunOfThread(await this.tollgate.client(), runId, thread);
   }
 
   private apply(answer: ChatAnswer): Promise<AgentStream> {
@@ -250,7 +256,15 @@ export class ChatSession {
       return this.agent.declineToolCall({ runId, toolCallId, decidedBy, ...reason });
     }
     const { fingerprint } = answer;
-    return this.agent.approveToolCall({ runId, toolCallId, fingerprint, decidedBy, ...reason });
+    const args = answer.args !== undefined ? { args: answer.args } : {};
+    return this.agent.approveToolCall({
+      runId,
+      toolCallId,
+      fingerprint,
+      decidedBy,
+      ...reason,
+      ...args,
+    });
   }
 }
 

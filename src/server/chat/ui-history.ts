@@ -3,20 +3,11 @@ import type { JsonValue } from '../../common/json.js';
 import type { PendingToolCall } from '../../common/run-types.js';
 import { approvalIdOf } from './approval-id.js';
 import { idsIn } from './message-ids.js';
+import { MessageIds, modelMessageOf } from './model-parts.js';
 import { SUSPEND_DATA_PART, type SuspendPartData } from './ui-chunks.js';
 
 type Part = UIMessage['parts'][number];
 type ToolPart = Extract<Part, { toolCallId: string }> & Record<string, unknown>;
-
-interface ModelPart {
-  type?: string;
-  text?: string;
-  toolCallId?: string;
-  toolName?: string;
-  input?: JsonValue;
-  args?: JsonValue;
-  output?: { type?: string; value?: JsonValue };
-}
 
 /**
  * Rebuilds a chat's UI messages from its model messages (a thread's, or a waiting run's
@@ -35,13 +26,8 @@ export function uiMessagesOf(
 ): { messages: UIMessage[]; replyId: string } {
   const out: UIMessage[] = [];
   const tools = new Map<string, ToolPart>();
-  const used = new Set<string>();
-  // A repeated id (a client that sent one twice) would key two messages alike: it falls back.
-  const idOf = (given: string | undefined) => {
-    const id = given !== undefined && !used.has(given) ? given : `${chatId}-${out.length}`;
-    used.add(id);
-    return id;
-  };
+  const ids = new MessageIds(chatId);
+  const idOf = (given: string | undefined) => ids.take(given, out.length);
   let replyId: string | undefined;
   const assistant = (): UIMessage => {
     const last = out.at(-1);
@@ -51,13 +37,7 @@ export function uiMessagesOf(
     return message;
   };
   for (const raw of messages) {
-    const { role, content } = (raw ?? {}) as { role?: string; content?: unknown };
-    const parts: ModelPart[] =
-      typeof content === 'string'
-        ? [{ type: 'text', text: content }]
-        : Array.isArray(content)
-          ? content
-          : [];
+    const { role, parts } = modelMessageOf(raw);
     if (role === 'user') {
       const text = parts.flatMap((p) => (p.type === 'text' && p.text ? [p.text] : [])).join('\n');
       const ids = idsIn(raw);
@@ -110,7 +90,7 @@ export function uiMessagesOf(
     );
   }
   const last = out.at(-1);
-  const nextId = replyId !== undefined && !used.has(replyId) ? replyId : `${chatId}-${out.length}`;
+  const nextId = ids.peek(replyId, out.length);
   return { messages: out, replyId: last?.role === 'assistant' ? last.id : nextId };
 }
 

@@ -1,0 +1,39 @@
+/** Response streams: a quiet source gets keep-alive beats between its items, and nothing is lost. */
+import { describe, expect, it } from '@jest/globals';
+import { endingWith, withKeepAlive } from '../../src/server/response-stream.js';
+
+async function* slow(): AsyncIterable<string> {
+  yield 'a';
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  yield 'b';
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('withKeepAlive', () => {
+  it('beats while the source is quiet, and passes every item through in order', async () => {
+    const out = await all(withKeepAlive(slow(), 20, () => '.'));
+    expect(out[0]).toBe('a');
+    expect(out.at(-1)).toBe('b');
+    expect(out.filter((x) => x === '.').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('never beats a source that keeps talking', async () => {
+    expect(await all(withKeepAlive(slow(), 10_000, () => '.'))).toEqual(['a', 'b']);
+  });
+});
+
+describe('endingWith', () => {
+  it('turns a failure after the first items into a last item', async () => {
+    async function* failing(): AsyncIterable<string> {
+      yield 'a';
+      throw new Error('gone');
+    }
+    const out = await all(endingWith(failing(), (error) => `failed: ${(error as Error).message}`));
+    expect(out).toEqual(['a', 'failed: gone']);
+  });
+});
