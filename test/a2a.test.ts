@@ -4,15 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { TaskState, type Task } from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  ClientFactoryOptions,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type Client,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
 import { a2aTool, type A2AInputRequired } from '../src/a2a/index.js';
-import { messageOf, dataPart, textPart } from '../src/a2a/a2a-parts.js';
 import type { Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import {
@@ -22,51 +15,8 @@ import {
   outputsText,
   recordingTool,
   testAgent,
-  uniqueId,
 } from './support/harness.js';
-
-const PERSON = 'a2a-alice-token-0123456789';
-const BOT = 'a2a-bot-token-0123456789abc';
-
-async function a2aClient(url: string, token: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
-    const headers = new Headers(init?.headers);
-    headers.set('authorization', `Bearer ${token}`);
-    return fetch(input, { ...init, headers });
-  };
-  const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-    transports: [new JsonRpcTransportFactory({ fetchImpl })],
-    cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
-  });
-  return new ClientFactory(options).createFromUrl(`${url}/`);
-}
-
-function send(client: Client, text: string, ids: { taskId?: string; data?: object } = {}) {
-  const parts = [
-    ...(text ? [textPart(text)] : []),
-    ...(ids.data ? [dataPart(ids.data as never)] : []),
-  ];
-  const message = messageOf(
-    'user',
-    { messageId: uniqueId('m'), taskId: ids.taskId ?? '', contextId: '' },
-    parts,
-  );
-  return client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined });
-}
-
-/** The Tollgate code a refusal carries in its JSON-RPC error's ErrorInfo metadata. */
-function codeOf(error: unknown): string | undefined {
-  return (error as { data?: Array<{ metadata?: { code?: string } }> }).data?.[0]?.metadata?.code;
-}
-
-function waiting(task: Task): Array<{ toolCallId: string; toolName: string; kind: string }> {
-  const part = task.status?.message?.parts.find((p) => p.content?.$case === 'data');
-  return (
-    part?.content?.value as {
-      waiting: Array<{ toolCallId: string; toolName: string; kind: string }>;
-    }
-  ).waiting;
-}
+import { a2aClient, BOT, codeOf, PERSON, send, waiting } from './support/a2a-clients.js';
 
 describe('A2A server: approvals as input-required', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });

@@ -33,6 +33,7 @@ import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
 import { registerA2ARoutes, type A2AServerOptions } from './a2a/a2a-routes.js';
+import { agentCallerLimits } from './agent-callers.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -129,6 +130,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
       },
     }),
   );
+  app.use(`${API_PREFIX}/*`, agentCallerLimits(tollgate));
   // The directory, as far as the token's scope reaches: agents it may not use are not listed.
   app.get(API_PREFIX + AGENTS_ROUTE, async (c) => {
     const scope = c.get('scope');
