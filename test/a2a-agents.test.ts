@@ -10,6 +10,7 @@ import { createTollgateServer, type ListeningServer } from '../src/server/index.
 import {
   askUserTool,
   callNamed,
+  eventually,
   gatedRecordingTool,
   hostAgents,
   recordingTool,
@@ -117,6 +118,19 @@ describe('A2A: agents as callers, suspensions, tasks read from runs', () => {
     const done = (await send(person, '', { taskId: task.id, data: { answer: 'because' } })) as Task;
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(JSON.stringify(done.artifacts)).toContain('because');
+  });
+
+  it('with returnImmediately a new task answers working; read again it waits, like any other', async () => {
+    const task = (await send(person, 'restart-service svc3', { immediately: true })) as Task;
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const read = await eventually(async () => {
+      const now = await person.getTask({ tenant: '', id: task.id, historyLength: 0 });
+      if (now.status?.state !== TaskState.TASK_STATE_INPUT_REQUIRED)
+        throw new Error('still working');
+      return now;
+    });
+    expect(waiting(read)).toEqual([expect.objectContaining({ toolName: 'restart-service' })]);
+    expect(restarted.filter((r) => r.id === 'svc3')).toHaveLength(0);
   });
 
   it('a task is read from its run alone: another server over another runtime answers the same', async () => {

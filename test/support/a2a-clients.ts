@@ -26,7 +26,11 @@ export async function a2aClient(url: string, token: string): Promise<Client> {
   return new ClientFactory(options).createFromUrl(`${url}/`);
 }
 
-export function send(client: Client, text: string, ids: { taskId?: string; data?: object } = {}) {
+export function send(
+  client: Client,
+  text: string,
+  ids: { taskId?: string; data?: object; immediately?: boolean } = {},
+) {
   const parts = [
     ...(text ? [textPart(text)] : []),
     ...(ids.data ? [dataPart(ids.data as never)] : []),
@@ -36,7 +40,10 @@ export function send(client: Client, text: string, ids: { taskId?: string; data?
     { messageId: uniqueId('m'), taskId: ids.taskId ?? '', contextId: '' },
     parts,
   );
-  return client.sendMessage({ tenant: '', message, configuration: undefined, metadata: undefined });
+  const configuration = ids.immediately
+    ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true }
+    : undefined;
+  return client.sendMessage({ tenant: '', message, configuration, metadata: undefined });
 }
 
 /** The Tollgate code a refusal carries in its JSON-RPC error's ErrorInfo metadata. */
