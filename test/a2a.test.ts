@@ -97,6 +97,16 @@ describe('A2A server: approvals as input-required', () => {
     expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
+  it('the same opening message sent again (a retry) finds the task it opened: one run, one question', async () => {
+    // A second start under the same run id would be refused by Temporal: an answer proves none.
+    const first = (await send(person, 'delete rec-e1', { messageId: 'retried-1' })) as Task;
+    const again = (await send(person, 'delete rec-e1', { messageId: 'retried-1' })) as Task;
+    expect(again.id).toBe(first.id);
+    expect(again.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const other = (await send(bot, 'delete rec-e1', { messageId: 'retried-1' })) as Task;
+    expect(other.id).not.toBe(first.id);
+  });
+
   it('a decline over A2A never runs the tool', async () => {
     const task = (await send(person, 'delete rec-d1')) as Task;
     const done = (await send(person, '', {

@@ -29,7 +29,7 @@ export async function a2aClient(url: string, token: string): Promise<Client> {
 export function send(
   client: Client,
   text: string,
-  ids: { taskId?: string; data?: object; immediately?: boolean } = {},
+  ids: { taskId?: string; data?: object; immediately?: boolean; messageId?: string } = {},
 ) {
   const parts = [
     ...(text ? [textPart(text)] : []),
@@ -37,7 +37,7 @@ export function send(
   ];
   const message = messageOf(
     'user',
-    { messageId: uniqueId('m'), taskId: ids.taskId ?? '', contextId: '' },
+    { messageId: ids.messageId ?? uniqueId('m'), taskId: ids.taskId ?? '', contextId: '' },
     parts,
   );
   const configuration = ids.immediately
