@@ -5,18 +5,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { a2aTool, type A2AInputRequired } from '../src/a2a/index.js';
-import type { Tollgate } from '../src/index.js';
-import { hostAgents, lastToolOutputs, outputsText, testAgent } from './support/harness.js';
+import type { Agent, Tollgate } from '../src/index.js';
+import {
+  hostAgents,
+  lastToolOutputs,
+  outputsText,
+  testAgent,
+  uniqueQueue,
+} from './support/harness.js';
 import { startSdkAgent, type SdkAgent } from './support/a2a-sdk-server.js';
 
 describe('a2aTool() against an A2A SDK server', () => {
   let remote: SdkAgent;
   let tollgate: Tollgate;
+  let agent: Agent;
+  const queue = uniqueQueue('a2a-tool');
 
   beforeAll(async () => {
     remote = await startSdkAgent();
     const deploy = a2aTool({ id: 'deploy', url: remote.url, pollIntervalMs: 100 });
-    const { agent } = testAgent('a2a-deployer', [deploy], (prompt) => {
+    ({ agent } = testAgent('a2a-deployer', [deploy], (prompt) => {
       const outputs = lastToolOutputs(prompt);
       if (outputs) return { text: `Got: ${outputsText(outputs)}` };
       const text = JSON.stringify(prompt.at(-1)?.content);
@@ -28,18 +36,21 @@ describe('a2aTool() against an A2A SDK server', () => {
           },
         ],
       };
-    });
-    tollgate = await hostAgents([agent], 'a2a-tool');
+    }));
+    tollgate = await hostAgents([agent], 'a2a-tool', queue);
   });
   afterAll(async () => {
     await tollgate?.shutdown();
     await remote?.close();
   });
 
-  it('parks the call on input-required, sends the resume data as the reply once, and returns the result', async () => {
-    const client = tollgate.getAgent('a2a-deployer');
-    const first = await client.generate('deploy it');
+  it('parks the call on input-required across a worker restart, sends the resume data as the reply once, and returns the result', async () => {
+    const first = await tollgate.getAgent('a2a-deployer').generate('deploy it');
     expect(first.finishReason).toBe('suspended');
+    // The worker that sent the message goes away; the suspension lives in the run alone.
+    await tollgate.shutdown();
+    tollgate = await hostAgents([agent], 'a2a-tool', queue);
+    const client = tollgate.getAgent('a2a-deployer');
     const [parked] = await client.pendingToolCalls(first.runId);
     const asked = parked!.suspendPayload as unknown as A2AInputRequired;
     expect(asked).toEqual(
