@@ -191,9 +191,12 @@ async function outcome(
       data: [...artifacts.data, ...status.data],
     };
   }
-  const name = TaskState[state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? String(state);
+  const name = (TaskState[state ?? TaskState.TASK_STATE_UNSPECIFIED] ?? String(state))
+    .replace('TASK_STATE_', '')
+    .toLowerCase()
+    .replace('_', '-');
   throw new TollgateError(
     'A2A_TASK_FAILED',
-    `The A2A agent at ${url} ended task ${task.id} as ${name}${status.text ? `: ${status.text}` : ''}; read its answer and call again, or ask a person.`,
+    `The A2A agent at ${url} ended task ${task.id} as ${name}${status.text ? ` (${status.text})` : ''}; read its answer and call again, or ask a person.`,
   );
 }

@@ -17,6 +17,7 @@ import { requireAgentApprover } from '../../common/agent-approver.js';
 import { TollgateError } from '../../common/errors.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentOutput } from '../../stream/agent-output.js';
+import type { AgentStream } from '../../stream/agent-stream.js';
 import { collectOutput } from '../../stream/agent-output.js';
 import { runStatus, type RunStatus } from '../../temporal-client/run-status.js';
 import type { Caller } from '../auth.js';
@@ -104,13 +105,18 @@ export class TollgateA2AHandler implements A2ARequestHandler {
     const runId = taskIdFor(caller.identity.id, contextId, message.messageId);
     const text = textOf(message).trim();
     if (text === '') throw new RequestMalformedError('A message that opens a task needs text.');
-    const seen = await this.status(caller, runId).catch((error: unknown) => {
-      if (error instanceof TollgateError && error.code === 'RUN_NOT_FOUND') return undefined;
-      throw error;
-    });
+    const seen = await this.existing(caller, runId);
     if (seen) return taskOf(this.agentId, seen);
     const requestContext = { a2a: { contextId, messageId: message.messageId } };
-    const stream = await this.agentOf(caller).stream(text, { runId, requestContext });
+    let stream: AgentStream;
+    try {
+      stream = await this.agentOf(caller).stream(text, { runId, requestContext });
+    } catch (error) {
+      // The same message sent twice at once: the other send started the run.
+      const started = await this.existing(caller, runId);
+      if (started) return taskOf(this.agentId, started);
+      throw error;
+    }
     if (immediately) {
       stream.recorded.catch(() => undefined);
       return taskOf(this.agentId, { runId, state: 'running', pending: [] });
@@ -170,6 +176,14 @@ export class TollgateA2AHandler implements A2ARequestHandler {
       { runId: output.runId, state: failed ? 'failed' : 'completed', pending: [], result },
       output.error,
     );
+  }
+
+  /** The run's status, or undefined when there is no such run. */
+  private existing(caller: Caller, runId: string): Promise<RunStatus | undefined> {
+    return this.status(caller, runId).catch((error: unknown) => {
+      if (error instanceof TollgateError && error.code === 'RUN_NOT_FOUND') return undefined;
+      throw error;
+    });
   }
 
   private async status(caller: Caller, runId: string): Promise<RunStatus> {

@@ -11,6 +11,7 @@ import { streamSSE } from 'hono/streaming';
 import { API_PREFIX, type ErrorBody } from '../../common/http-api.js';
 import { TollgateError } from '../../common/errors.js';
 import type { Tollgate } from '../../runtime.js';
+import { AgentDirectory } from '../../temporal-client/agent-directory.js';
 import type { ServerEnv } from '../auth.js';
 import type { ErrorLogger } from '../errors.js';
 import { CALLER_STATE_KEY, TollgateA2AHandler } from './a2a-handler.js';
@@ -35,7 +36,9 @@ export function registerA2ARoutes(
   log: ErrorLogger,
 ): void {
   const agents = checkA2AOptions(options);
-  const cardOf = (agentId: string, c: Context) => agentCard(tollgate, agentId, baseOf(options, c));
+  // Only entries are read (`description`), so how recently a worker polled does not matter here.
+  const directory = new AgentDirectory(() => tollgate.client(), tollgate.taskQueue, 60_000);
+  const cardOf = (agentId: string, c: Context) => agentCard(directory, agentId, baseOf(options, c));
   const transports = new Map(
     agents.map((agentId) => {
       const handler = new TollgateA2AHandler(
@@ -104,14 +107,13 @@ function notExposed(c: Context, agentId: string) {
 }
 
 /** The agent's card, from its directory entry: what it is, where to call it, how to sign in. */
-async function agentCard(tollgate: Tollgate, agentId: string, base: string): Promise<AgentCard> {
-  const listing = (await tollgate.listAgents()).find((a) => a.agentId === agentId);
-  if (!listing) {
-    throw new TollgateError(
-      'AGENT_NOT_FOUND',
-      `No worker published agent "${agentId}"; start one that hosts it.`,
-    );
-  }
+async function agentCard(
+  directory: AgentDirectory,
+  agentId: string,
+  base: string,
+): Promise<AgentCard> {
+  // Read from the entry itself, not the listing, which lags a just-started worker.
+  const listing = await directory.description(agentId);
   const description = listing.description ?? `Tollgate agent ${listing.name}.`;
   return {
     name: listing.name,
