@@ -93,6 +93,11 @@ export const TOLLGATE_ERROR_CODES = [
   'BUILD_LACKS_AGENT',
   // Forks (issue 28.7, docs/fork.md).
   'INVALID_FORK_STEP',
+  // A2A (issue 29.2, docs/a2a.md): an agent's approval its rules do not allow; a reply the task
+  // cannot take; a remote A2A task that failed, was rejected or asks for what a tool cannot give.
+  'AGENT_MAY_NOT_APPROVE',
+  'INVALID_A2A_MESSAGE',
+  'A2A_TASK_FAILED',
 ] as const;
 
 export type TollgateErrorCode = (typeof TOLLGATE_ERROR_CODES)[number];

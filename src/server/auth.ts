@@ -16,6 +16,12 @@ export interface TokenConfig {
   /** Recorded as `decidedBy.roles`. */
   roles?: string[];
   /**
+   * `'agent'`: the token belongs to another agent, not a person (docs/a2a.md). An agent may
+   * decline and answer suspended calls, but approves only a call whose approval rules name it
+   * (by id or `role:`). Default `'person'`.
+   */
+  kind?: CallerKind;
+  /**
    * What the token may do: agents, resources (tenants) and actions, each a list that may use
    * `*` patterns. Without `scopes` the token is an operator: everything, on every run.
    */
@@ -35,7 +41,7 @@ export interface AuthConfig {
 
 /** Hono environment of the server's routes: the authenticated caller, set by `bearerAuth`. */
 export interface ServerEnv {
-  Variables: { identity: DecidedBy; scope: Scope | undefined };
+  Variables: { identity: DecidedBy; scope: Scope | undefined; kind: CallerKind };
 }
 
 const tokenList = z
@@ -44,6 +50,7 @@ const tokenList = z
       token: z.string().min(1),
       id: z.string().min(1),
       roles: z.array(z.string().min(1)).optional(),
+      kind: z.enum(['person', 'agent']).optional(),
       scopes: z.unknown().optional(),
     }),
   )
@@ -58,7 +65,7 @@ export function checkAuthConfig(config: unknown, source = 'auth config'): AuthCo
     const path = ['tokens', ...issue.path.map(String)].join('.');
     throw new TollgateError(
       'INVALID_OPTIONS',
-      `${source} is invalid at ${path}: ${issue.message}; expected a non-empty array of { token, id, roles?, scopes? }.`,
+      `${source} is invalid at ${path}: ${issue.message}; expected a non-empty array of { token, id, roles?, kind?, scopes? }.`,
     );
   }
   const tokens: TokenConfig[] = parsed.data.map(({ scopes, ...token }, at) =>
@@ -131,9 +138,13 @@ function digest(token: string): Buffer {
  * time taken says nothing about how much of a token was right or which one matched.
  */
 export function tokenMatcher(config: AuthConfig): (presented: string) => Caller | undefined {
-  const known = config.tokens.map(({ token, id, roles, scopes }) => ({
+  const known = config.tokens.map(({ token, id, roles, scopes, kind }) => ({
     hash: digest(token),
-    caller: { identity: { id, ...(roles ? { roles: [...roles] } : {}) }, scope: scopes },
+    caller: {
+      identity: { id, ...(roles ? { roles: [...roles] } : {}) },
+      scope: scopes,
+      kind: kind ?? 'person',
+    },
   }));
   return (presented) => {
     const hash = digest(presented);
@@ -149,7 +160,11 @@ export function tokenMatcher(config: AuthConfig): (presented: string) => Caller 
 export interface Caller {
   identity: DecidedBy;
   scope: Scope | undefined;
+  kind: CallerKind;
 }
+
+/** Whether a token stands for a person or for another agent (`TokenConfig.kind`). */
+export type CallerKind = 'person' | 'agent';
 
 /** Who a presented token stands for now (`TokenSource`); rejects when the tokens cannot be read. */
 export interface CallerLookup {
@@ -187,6 +202,7 @@ export function bearerAuth(tokens: CallerLookup): MiddlewareHandler<ServerEnv> {
     }
     c.set('identity', caller.identity);
     c.set('scope', caller.scope);
+    c.set('kind', caller.kind);
     await next();
   };
 }

@@ -33,6 +33,8 @@ import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerAgUiRoutes } from './ag-ui/ag-ui-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
+import { registerA2ARoutes, type A2AServerOptions } from './a2a/a2a-routes.js';
+import { agentCallerLimits } from './agent-callers.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -64,6 +66,8 @@ export interface TollgateServerOptions {
    * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
    */
   channels?: { signingSecret?: string | string[]; refusals?: LinkRefusalOptions };
+  /** Serves these agents over A2A (docs/a2a.md). Default: no A2A routes. */
+  a2a?: A2AServerOptions;
 }
 
 /** Where `listen` binds. */
@@ -127,6 +131,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
       },
     }),
   );
+  app.use(`${API_PREFIX}/*`, agentCallerLimits(tollgate));
   // The directory, as far as the token's scope reaches: agents it may not use are not listed.
   app.get(API_PREFIX + AGENTS_ROUTE, async (c) => {
     const scope = c.get('scope');
@@ -147,6 +152,7 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   app.get(API_PREFIX + APPROVALS_ROUTE, async (c) =>
     c.json(await listApprovals(tollgate, readQuery(c, approvalsQuery), c.get('scope'))),
   );
+  if (options.a2a) registerA2ARoutes(app, tollgate, options.a2a, log);
   if (options.inbox) serveInbox(app, options.inbox.root);
   const secrets = linkSecretsOf(options);
   const refusals = new LinkRefusals(options.channels?.refusals);

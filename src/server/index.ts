@@ -14,6 +14,7 @@ export {
   type ServerEnv,
 } from './auth.js';
 export type { ErrorLogger } from './errors.js';
+export type { A2AServerOptions } from './a2a/a2a-routes.js';
 export type { LinkRefusalOptions, LinkRefusalReport, RecentLinkRefusal } from './link-refusals.js';
 export {
   chatHandler,

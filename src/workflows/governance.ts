@@ -2,6 +2,7 @@ import { amountProblem } from '../common/budget.js';
 import type { TollgateErrorCode } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { DecidedBy, DecisionInput, DecisionKind } from '../common/run-types.js';
+import { isApprover } from '../common/agent-approver.js';
 import { validateAgainstSchema } from './json-schema-check.js';
 import type { WaitingCall } from './waiting-call.js';
 
@@ -163,11 +164,4 @@ function checkEdits(call: GovernedCall, args: JsonValue): Refusal | undefined {
     : undefined;
 }
 
-/** An approver entry is an id, or `role:<name>` for anyone with that role. */
-export function isApprover(approvers: string[], by: DecidedBy): boolean {
-  return approvers.some((entry) =>
-    entry.startsWith('role:')
-      ? (by.roles ?? []).includes(entry.slice('role:'.length))
-      : entry === by.id,
-  );
-}
+export { isApprover };
