@@ -66,6 +66,7 @@ export type {
 export type { DecisionSettings } from './temporal-client/decision-settings.js';
 export type { DecideManyOptions } from './temporal-client/decide-many.js';
 export type { ChannelsOptions, WebhookOptions } from './channels/channel-options.js';
+export type { SlackAppOptions } from './channels/slack-options.js';
 export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
 export {
   MAX_BATCH_DECISIONS,

@@ -2,6 +2,7 @@ import { parseDuration } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
+import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
 
 /** Env var holding the links' signing secret (or several, comma-separated: the first signs). */
 export const CHANNELS_SECRET_ENV = 'TOLLGATE_CHANNELS_SECRET';
@@ -34,10 +35,13 @@ export interface WebhookOptions {
 export interface ChannelsOptions {
   /** Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`. */
   publicUrl: string;
-  webhooks: WebhookOptions[];
+  /** Incoming webhooks (Slack or JSON) whose buttons are signed links. Default none. */
+  webhooks?: WebhookOptions[];
+  /** Slack channels whose buttons decide in Slack itself (docs/slack.md). Default none. */
+  slack?: SlackAppOptions[];
   /**
    * HMAC key of the links, at least 32 characters; the HTTP server that verifies them needs the
-   * same. Default: env `TOLLGATE_CHANNELS_SECRET`.
+   * same. Default: env `TOLLGATE_CHANNELS_SECRET`. Needed only when a webhook has links.
    */
   signingSecret?: string;
   /** How long a link stays valid after its notice, capped by the call's deadline. Default `'24 hours'`. */
@@ -53,6 +57,8 @@ export interface CheckedChannels {
     Required<Pick<WebhookOptions, 'name' | 'url' | 'format' | 'decideAs' | 'links'>> &
       WebhookOptions
   >;
+  slack: CheckedSlackApp[];
+  /** Empty when no webhook has links (nothing is signed then). */
   signingSecret: string;
   linkTtlMs: number;
   remindEveryMs?: number;
@@ -77,11 +83,14 @@ export function signingSecrets(secret: string | string[] | undefined, where: str
 export function checkChannels(options: ChannelsOptions): CheckedChannels {
   if (!options || typeof options !== 'object') throw invalid('channels must be an object.');
   const publicUrl = checkUrl(options.publicUrl, 'channels.publicUrl').replace(/\/+$/, '');
-  if (!Array.isArray(options.webhooks) || options.webhooks.length === 0) {
-    throw invalid('channels.webhooks must list at least one { name, url }.');
+  const listed = options.webhooks ?? [];
+  if (!Array.isArray(listed) || (listed.length === 0 && !options.slack?.length)) {
+    throw invalid(
+      'channels.webhooks must list at least one { name, url } (or channels.slack one { name, channel }).',
+    );
   }
   const names = new Set<string>();
-  const webhooks = options.webhooks.map((hook, at) => {
+  const webhooks = listed.map((hook, at) => {
     const where = `channels.webhooks[${at}]`;
     const problem = idProblem(hook?.name, `${where}.name`);
     if (problem) throw invalid(problem);
@@ -104,10 +113,13 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
       links: hook.links ?? true,
     };
   });
+  const slack = checkSlackApps(options.slack, names);
+  const signs = webhooks.some((hook) => hook.links);
   return {
     publicUrl,
     webhooks,
-    signingSecret: signingSecrets(options.signingSecret, 'channels')[0]!,
+    slack,
+    signingSecret: signs ? signingSecrets(options.signingSecret, 'channels')[0]! : '',
     linkTtlMs:
       options.linkTtl === undefined
         ? DEFAULT_LINK_TTL_MS
@@ -135,7 +147,7 @@ export function channelManifest(
   channels: CheckedChannels | undefined,
   agentId: string,
 ): { channels?: { targets: string[]; remindEveryMs?: number } } {
-  const targets = (channels?.webhooks ?? [])
+  const targets = [...(channels?.webhooks ?? []), ...(channels?.slack ?? [])]
     .filter((hook) => hook.agents === undefined || hook.agents.includes(agentId))
     .map((hook) => hook.name);
   if (!channels || targets.length === 0) return {};

@@ -32,6 +32,7 @@ import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
+import { registerSlackRoutes, type SlackActionsOptions } from './slack-actions.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -63,6 +64,11 @@ export interface TollgateServerOptions {
    * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
    */
   channels?: { signingSecret?: string | string[]; refusals?: LinkRefusalOptions };
+  /**
+   * Serves `POST /slack/actions`, where a Slack app's buttons decide (docs/slack.md): the app's
+   * signing secret, its bot token, and which Slack user decides as whom. Default: no such route.
+   */
+  slack?: SlackActionsOptions;
 }
 
 /** Where `listen` binds. */
@@ -151,6 +157,10 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   if (secrets) {
     app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
     registerLinkRoutes(app, { tollgate, secrets, refusals, log, tokens });
+  }
+  if (options.slack) {
+    app.use('/slack/*', boundOutages(outageTimeoutOf(options)));
+    registerSlackRoutes(app, tollgate, options.slack, log);
   }
 
   app.notFound((c) => {

@@ -24,3 +24,9 @@ export {
 } from './chat/chat-handler.js';
 export type { ChatCaller } from './chat/chat-session.js';
 export { SUSPEND_DATA_PART, type SuspendPartData } from './chat/ui-chunks.js';
+export {
+  SLACK_ACTIONS_ROUTE,
+  SLACK_SIGNING_SECRET_ENV,
+  type SlackActionsOptions,
+  type SlackUserMap,
+} from './slack-actions.js';
