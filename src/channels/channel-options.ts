@@ -3,11 +3,11 @@ import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
 import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
+import { checkUrl, signingSecrets } from './option-checks.js';
 
-/** Env var holding the links' signing secret (or several, comma-separated: the first signs). */
-export const CHANNELS_SECRET_ENV = 'TOLLGATE_CHANNELS_SECRET';
-/** Shortest signing secret accepted, characters. */
-export const MIN_SECRET_LENGTH = 32;
+export { signingSecrets };
+
+export { CHANNELS_SECRET_ENV, MIN_SECRET_LENGTH } from './option-checks.js';
 const DEFAULT_LINK_TTL_MS = 24 * 3_600_000;
 
 /** One incoming webhook that gets approval notices. */
@@ -68,18 +68,6 @@ function invalid(message: string): TollgateError {
   return new TollgateError('INVALID_OPTIONS', message);
 }
 
-/** The secrets a link may be signed with: `secret` or the env var's comma-separated list. */
-export function signingSecrets(secret: string | string[] | undefined, where: string): string[] {
-  const listed = secret ?? process.env[CHANNELS_SECRET_ENV]?.split(',');
-  const secrets = (typeof listed === 'string' ? [listed] : (listed ?? [])).map((s) => s.trim());
-  if (secrets.length === 0 || secrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
-    throw invalid(
-      `${where} needs a signing secret of at least ${MIN_SECRET_LENGTH} characters: set channels.signingSecret or ${CHANNELS_SECRET_ENV} (e.g. openssl rand -hex 32).`,
-    );
-  }
-  return secrets;
-}
-
 export function checkChannels(options: ChannelsOptions): CheckedChannels {
   if (!options || typeof options !== 'object') throw invalid('channels must be an object.');
   const publicUrl = checkUrl(options.publicUrl, 'channels.publicUrl').replace(/\/+$/, '');
@@ -128,18 +116,6 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
       ? { remindEveryMs: parseDuration(options.remindEvery, 'channels.remindEvery') }
       : {}),
   };
-}
-
-function checkUrl(value: unknown, field: string): string {
-  if (typeof value === 'string') {
-    try {
-      const url = new URL(value);
-      if (url.protocol === 'https:' || url.protocol === 'http:') return value;
-    } catch {
-      // Falls through to the error below.
-    }
-  }
-  throw invalid(`${field} must be an http(s) URL, not ${JSON.stringify(value)}.`);
 }
 
 /** The part of the manifest for `agentId`: the webhooks that take its notices. */

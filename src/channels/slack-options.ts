@@ -4,6 +4,7 @@
  */
 import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
+import { checkUrl } from './option-checks.js';
 
 /** Env var holding the bot token (`xoxb-…`) of the Slack app, when `botToken` is not given. */
 export const SLACK_BOT_TOKEN_ENV = 'TOLLGATE_SLACK_BOT_TOKEN';
@@ -53,14 +54,7 @@ export function slackBotToken(token: string | undefined, where: string): string 
 
 /** Slack's Web API base URL without a trailing slash; http(s) only. */
 export function slackApiUrl(value: string | undefined, where: string): string {
-  const url = value ?? SLACK_API_URL;
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol === 'https:' || parsed.protocol === 'http:') return url.replace(/\/+$/, '');
-  } catch {
-    // Falls through to the error below.
-  }
-  throw invalid(`${where}.apiUrl must be an http(s) URL, not ${JSON.stringify(value)}.`);
+  return checkUrl(value ?? SLACK_API_URL, `${where}.apiUrl`).replace(/\/+$/, '');
 }
 
 /** Checks `channels.slack`; `taken` holds the webhooks' names, which the apps may not reuse. */

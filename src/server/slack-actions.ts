@@ -12,6 +12,7 @@ import { outcomeMessage } from '../channels/slack-buttons.js';
 import { escape } from '../channels/slack-message.js';
 import { slackCall, type SlackApi } from '../channels/slack-api.js';
 import { slackApiUrl, slackBotToken } from '../channels/slack-options.js';
+import { signingSecrets } from '../channels/option-checks.js';
 import type { ErrorBody } from '../common/http-api.js';
 import { TollgateError } from '../common/errors.js';
 import type { DecidedBy } from '../common/run-types.js';
@@ -117,14 +118,10 @@ function checkSlackActions(
   options: SlackActionsOptions,
   log: ErrorLogger,
 ): SlackRoutes {
-  const listed = options.signingSecret ?? process.env[SLACK_SIGNING_SECRET_ENV]?.split(',');
-  const secrets = (typeof listed === 'string' ? [listed] : (listed ?? [])).map((s) => s.trim());
-  if (secrets.length === 0 || secrets.some((secret) => secret === '')) {
-    throw new TollgateError(
-      'INVALID_OPTIONS',
-      `slack needs the Slack app's signing secret: set slack.signingSecret or ${SLACK_SIGNING_SECRET_ENV}.`,
-    );
-  }
+  const secrets = signingSecrets(options.signingSecret, 'slack', {
+    env: SLACK_SIGNING_SECRET_ENV,
+    option: 'slack.signingSecret',
+  });
   const { users } = options;
   if (typeof users !== 'function' && (typeof users !== 'object' || users === null)) {
     throw new TollgateError(
