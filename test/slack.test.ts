@@ -259,6 +259,41 @@ describe('Slack buttons that decide in Slack', () => {
     expect(executionsOf('rec-refused')).toHaveLength(1);
   }, 60_000);
 
+  it('records a quorum approval privately and keeps the buttons until the quorum is met', async () => {
+    const { ts, handle } = await park('rec-quorum', { approval: { quorum: 2 } });
+    expect((await click(ts, 'approve', 'U0ALICE')).status).toBe(200);
+    await eventually(async () =>
+      expect(ephemeralsTo('U0ALICE')).toContainEqual(
+        'Your approval as alice is recorded; the call waits for more approvals.',
+      ),
+    );
+    expect(hasButtons(ts)).toBe(true);
+    expect(callsOf('chat.update', ts)).toHaveLength(0);
+    expect(executionsOf('rec-quorum')).toHaveLength(0);
+    expect((await click(ts, 'approve', 'U0BOB')).status).toBe(200);
+    await eventually(async () =>
+      expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`),
+    );
+    await handle.result();
+    expect(executionsOf('rec-quorum')).toHaveLength(1);
+  }, 60_000);
+
+  it('shows a decision made outside Slack at the next click, and decides nothing more', async () => {
+    const { runId, ts, handle } = await park('rec-elsewhere');
+    await steering.getAgent(AGENT).approveToolCallGenerate({ runId, decidedBy: { id: 'carol' } });
+    await handle.result();
+    expect((await click(ts, 'decline', 'U0ALICE')).status).toBe(200);
+    await eventually(async () =>
+      expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`),
+    );
+    expect(JSON.stringify(slack.messages.get(ts)!.blocks)).toContain('Approved by carol (update)');
+    expect(ephemeralsTo('U0ALICE').some((t) => t.startsWith('Not decided: RUN_FINISHED'))).toBe(
+      true,
+    );
+    expect(hasButtons(ts)).toBe(false);
+    expect(executionsOf('rec-elsewhere')).toHaveLength(1);
+  }, 60_000);
+
   it('rewrites the message at each reminder (with a reply in its thread) and when the call expires, which removes the buttons', async () => {
     const { ts, handle } = await park('rec-expiry', { approval: { timeout: '5s' } }, REMINDING);
     await eventually(
