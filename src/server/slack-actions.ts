@@ -122,13 +122,7 @@ function checkSlackActions(
     env: SLACK_SIGNING_SECRET_ENV,
     option: 'slack.signingSecret',
   });
-  const { users } = options;
-  if (typeof users !== 'function' && (typeof users !== 'object' || users === null)) {
-    throw new TollgateError(
-      'INVALID_OPTIONS',
-      'slack.users must map Slack user ids to { id, roles? }, or be a function answering that.',
-    );
-  }
+  const users = checkSlackUsers(options.users);
   return {
     tollgate,
     log,
@@ -137,12 +131,33 @@ function checkSlackActions(
       botToken: slackBotToken(options.botToken, 'slack'),
     },
     secrets,
-    users:
-      typeof users === 'function'
-        ? users
-        : (id) => (Object.hasOwn(users, id) ? users[id] : undefined),
+    users,
     replays: new SlackReplays(),
   };
+}
+
+/** `slack.users` as a function; a listed entry that is not `{ id, roles? }` is refused now. */
+function checkSlackUsers(users: SlackActionsOptions['users']): SlackUserMap {
+  if (typeof users === 'function') return users;
+  const invalid = (why: string) => new TollgateError('INVALID_OPTIONS', `slack.users${why}.`);
+  if (typeof users !== 'object' || users === null || Array.isArray(users)) {
+    throw invalid(' must map Slack user ids to { id, roles? }, or be a function answering that');
+  }
+  for (const [slackId, by] of Object.entries(users)) {
+    const roles = (by as Partial<DecidedBy> | null)?.roles;
+    if (typeof by?.id !== 'string' || by.id === '') {
+      throw invalid(
+        `["${slackId}"] must be { id: string, roles?: string[] }, not ${JSON.stringify(by)}`,
+      );
+    }
+    if (
+      roles !== undefined &&
+      !(Array.isArray(roles) && roles.every((r) => typeof r === 'string'))
+    ) {
+      throw invalid(`["${slackId}"].roles must be an array of strings`);
+    }
+  }
+  return (id) => (Object.hasOwn(users, id) ? users[id] : undefined);
 }
 
 /** Decides the click, then tells Slack; never throws (the answer to Slack is already sent). */
