@@ -183,7 +183,7 @@ async function settle(routes: SlackRoutes, click: SlackClick): Promise<void> {
         await ephemeral(
           api,
           click,
-          `Your approval as ${decidedBy.id} is recorded; the call waits for more approvals.`,
+          `Your approval as ${escape(decidedBy.id)} is recorded; the call waits for more approvals.`,
         );
         return;
       }
@@ -192,7 +192,7 @@ async function settle(routes: SlackRoutes, click: SlackClick): Promise<void> {
     } catch (error) {
       const { body } = errorAnswer(error, log, `POST ${SLACK_ACTIONS_ROUTE}`);
       const { code, message } = body.error;
-      await ephemeral(api, click, `Not decided: ${code}: ${message}`);
+      await ephemeral(api, click, `Not decided: ${code}: ${escape(message)}`);
       // Decided elsewhere (or by a click a moment earlier): the message says what the run recorded.
       if (NOT_WAITING.has(code)) await update(api, click, await recordedOutcome(tollgate, call));
     }
