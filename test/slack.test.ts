@@ -30,6 +30,7 @@ const BOT_TOKEN = 'xoxb-test-0123456789';
 const CHANNEL = 'C0APPROVALS';
 const AGENT = 'slack-agent';
 const REMINDING = 'slack-remind-agent';
+const users = { U0ALICE: { id: 'alice' }, U0BOB: { id: 'bob', roles: ['ops'] } };
 
 describe('Slack buttons that decide in Slack', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
@@ -66,7 +67,7 @@ describe('Slack buttons that decide in Slack', () => {
         signingSecret: SIGNING_SECRET,
         botToken: BOT_TOKEN,
         apiUrl: slack.apiUrl,
-        users: { U0ALICE: { id: 'alice' }, U0BOB: { id: 'bob', roles: ['ops'] } },
+        users,
       },
     }).listen({ port: 0 });
     worker = new Tollgate({
@@ -134,7 +135,7 @@ describe('Slack buttons that decide in Slack', () => {
     return { status: answer.status, tookMs: Date.now() - started, body };
   }
 
-  it('approves with a signed click as the mapped approver: answered within 3 s, the tool runs once, the message shows the outcome, a replay is refused', async () => {
+  it('approves with a signed click as the mapped approver: answered within 3 s, the tool runs once, the message shows the outcome; a replay is refused, and the run refuses it in another server process', async () => {
     const { runId, ts, handle } = await park('rec-approve');
     const post = callsOf('chat.postMessage').find((c) => JSON.stringify(c.body).includes(runId))!;
     expect(post.authorization).toBe(`Bearer ${BOT_TOKEN}`);
@@ -167,6 +168,22 @@ describe('Slack buttons that decide in Slack', () => {
     expect(((await replayed.json()) as { error: { code: string } }).error.code).toBe(
       'SLACK_REQUEST_REPLAYED',
     );
+    // Sent to another server process, which has not seen it: the run refuses a second decision.
+    const other = await createTollgateServer({
+      tollgate: steering,
+      auth: { tokens: [{ token: 'slack-test-token-0123456789', id: 'admin' }] },
+      slack: { signingSecret: SIGNING_SECRET, botToken: BOT_TOKEN, apiUrl: slack.apiUrl, users },
+    }).listen({ port: 0 });
+    try {
+      expect((await sendSigned(other.url, body, SIGNING_SECRET, timestamp)).status).toBe(200);
+      await eventually(async () =>
+        expect(ephemeralsTo('U0ALICE')).toContainEqual(
+          expect.stringMatching(/^Not decided: (TOOL_CALL_ALREADY_DECIDED|RUN_FINISHED)/),
+        ),
+      );
+    } finally {
+      await other.close();
+    }
     await handle.result();
     expect(executionsOf('rec-approve')).toHaveLength(1);
     const audit = await steering.getAgent(AGENT).getAuditTrail(runId);
@@ -177,7 +194,8 @@ describe('Slack buttons that decide in Slack', () => {
         decidedBy: { id: 'alice' },
       }),
     ]);
-    expect(callsOf('chat.update', ts)).toHaveLength(1);
+    // The other process wrote what the run recorded over the message: the same outcome.
+    expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`);
   }, 60_000);
 
   it('declines with a click: the tool never runs; a later click on the old buttons decides nothing and the message keeps the outcome', async () => {
