@@ -39,7 +39,7 @@ export async function recordedOutcome(tollgate: Tollgate, call: ButtonCall): Pro
     .find((entry) => entry.type === 'decision' || entry.type === 'expiry');
   if (last?.type === 'decision' && (last.decision === 'approved' || last.decision === 'declined')) {
     const word = WORD[last.decision];
-    const by = escape(last.decidedBy?.id ?? 'the run');
+    const by = escape(last.decidedBy?.id ?? 'an unnamed decider');
     return {
       title: `${word}: ${subject(call)}`,
       detail: `${word} by ${by} (${last.channel}), ${last.at}.`,
