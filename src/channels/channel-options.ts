@@ -5,9 +5,6 @@ import type { DecidedBy } from '../common/run-types.js';
 import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
 import { checkUrl, signingSecrets } from './option-checks.js';
 
-export { signingSecrets };
-
-export { CHANNELS_SECRET_ENV, MIN_SECRET_LENGTH } from './option-checks.js';
 const DEFAULT_LINK_TTL_MS = 24 * 3_600_000;
 
 /** One incoming webhook that gets approval notices. */

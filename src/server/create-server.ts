@@ -28,7 +28,7 @@ import { readBody, readQuery } from './validation.js';
 import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from './link-refusals.js';
-import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
+import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/option-checks.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
