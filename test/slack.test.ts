@@ -213,9 +213,9 @@ describe('Slack buttons that decide in Slack', () => {
     await eventually(async () =>
       expect(ephemeralsTo('U0ALICE').some((t) => /^Not decided: RUN_FINISHED/.test(t))).toBe(true),
     );
-    await eventually(async () =>
-      expect(header(ts)).toBe(`Declined: delete-record (agent ${AGENT})`),
-    );
+    // Rewritten a second time, with what the run recorded.
+    await eventually(async () => expect(callsOf('chat.update', ts)).toHaveLength(2));
+    expect(header(ts)).toBe(`Declined: delete-record (agent ${AGENT})`);
     expect(JSON.stringify(slack.messages.get(ts)!.blocks)).toContain('Declined by bob (slack)');
     expect(executionsOf('rec-decline')).toHaveLength(0);
     expect((await handle.describe()).historyLength).toBe(before);
@@ -334,5 +334,28 @@ describe('Slack buttons that decide in Slack', () => {
     expect(posts).toHaveLength(1);
     await handle.result();
     expect(executionsOf('rec-expiry')).toHaveLength(0);
+  }, 60_000);
+
+  it('posts a new message when the first was deleted in Slack, and later notices and clicks use it', async () => {
+    const { runId, ts, handle } = await park('rec-deleted', {}, REMINDING);
+    slack.messages.delete(ts);
+    const topLevel = () =>
+      [...slack.messages].filter(
+        ([, m]) => !m.thread_ts && JSON.stringify(m.blocks).includes(runId),
+      );
+    const again = await eventually(async () => {
+      const [found] = topLevel();
+      if (!found) throw new Error('no new message yet');
+      return found[0];
+    }, 20_000);
+    expect(again).not.toBe(ts);
+    expect(header(again)).toMatch(/^Still waiting for approval: delete-record/);
+    expect((await click(again, 'approve', 'U0BOB')).status).toBe(200);
+    await eventually(async () =>
+      expect(header(again)).toBe(`Approved: delete-record (agent ${REMINDING})`),
+    );
+    await handle.result();
+    expect(executionsOf('rec-deleted')).toHaveLength(1);
+    expect(topLevel()).toHaveLength(1);
   }, 60_000);
 });

@@ -38,15 +38,24 @@ export async function postSlackNotice(
   if (notice.kind !== 'expired' && notice.kind !== 'request' && !(await posts.stillWaits(notice))) {
     return earlier;
   }
-  if (earlier) {
-    await slackCall(api, 'chat.update', { channel: earlier.channel, ts: earlier.ts, ...message });
-    await slackCall(api, 'chat.postMessage', {
-      channel: earlier.channel,
-      thread_ts: earlier.ts,
-      text: headline(notice),
-    });
-    return earlier;
-  }
+  if (earlier && (await updateInPlace(api, earlier, message, headline(notice)))) return earlier;
+  // The first post, or its message was deleted in Slack: a new message, which later ones update.
   const posted = await slackCall(api, 'chat.postMessage', { channel: app.channel, ...message });
-  return { channel: posted.channel ?? app.channel, ts: posted.ts ?? '' };
+  return posted.ts ? { channel: posted.channel ?? app.channel, ts: posted.ts } : undefined;
+}
+
+/** Rewrites the message and replies in its thread; false when the message is gone from Slack. */
+async function updateInPlace(
+  api: SlackApi,
+  post: SlackPost,
+  message: object,
+  reply: string,
+): Promise<boolean> {
+  const { channel, ts } = post;
+  const updated = await slackCall(api, 'chat.update', { channel, ts, ...message }, [
+    'message_not_found',
+  ]);
+  if (!updated.ok) return false;
+  await slackCall(api, 'chat.postMessage', { channel, thread_ts: ts, text: reply });
+  return true;
 }

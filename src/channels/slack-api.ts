@@ -32,10 +32,15 @@ export interface SlackAnswer {
   ts?: string;
 }
 
+/**
+ * Calls `method` with `body`; Slack's errors listed in `expected` are answered (`ok: false`)
+ * for the caller to handle, not thrown.
+ */
 export async function slackCall(
   api: SlackApi,
   method: 'chat.postMessage' | 'chat.update' | 'chat.postEphemeral',
   body: object,
+  expected: readonly string[] = [],
 ): Promise<SlackAnswer> {
   let response: Response;
   try {
@@ -58,8 +63,8 @@ export async function slackCall(
   const answer = (await response
     .json()
     .catch(() => ({ ok: false, error: 'invalid_json' }))) as SlackAnswer;
-  if (answer.ok) return answer;
   const error = String(answer.error ?? 'unknown_error');
+  if (answer.ok || expected.includes(error)) return answer;
   if (TRANSIENT.has(error))
     throw new Error(`Slack's ${method} failed with ${error}; it is called again.`);
   throw new TollgateError(
