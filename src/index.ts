@@ -72,6 +72,7 @@ export type {
   EmailRecipient,
   SmtpOptions,
 } from './channels/email-options.js';
+export type { SlackAppOptions } from './channels/slack-options.js';
 export type { ChannelNoticeInput, ChannelNoticeKind } from './common/channel-types.js';
 export {
   MAX_BATCH_DECISIONS,

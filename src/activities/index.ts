@@ -33,6 +33,7 @@ import type { ChannelNoticeInput } from '../common/channel-types.js';
 import { TollgateError } from '../common/errors.js';
 import { channelManifest, type CheckedChannels } from '../channels/channel-options.js';
 import { deliverNotice } from '../channels/deliver-notice.js';
+import { callStillWaits, findSlackPost } from './slack-posts.js';
 import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
 import type { SharedSpendInput } from '../common/shared-budget.js';
@@ -106,7 +107,12 @@ export function createActivities(deps: ActivityDeps) {
       classified(() => evaluateAgentPolicies(deps.agents, deps.policies, input)),
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
     sendChannelNotice: (input: ChannelNoticeInput) =>
-      classified(() => deliverNotice(requireChannels(deps.channels), input)),
+      classified(() =>
+        deliverNotice(requireChannels(deps.channels), input, {
+          find: (notice) => findSlackPost(deps.client, notice),
+          stillWaits: (notice) => callStillWaits(deps.client, notice),
+        }),
+      ),
     findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
     readSharedSpend: (input: SharedSpendInput) =>
       classified(() => readSharedSpend(deps.client, input)),

@@ -3,11 +3,9 @@ import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
 import { checkEmail, emailTargets, type CheckedEmail, type EmailOptions } from './email-options.js';
+import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
+import { checkUrl, signingSecrets } from './option-checks.js';
 
-/** Env var holding the links' signing secret (or several, comma-separated: the first signs). */
-export const CHANNELS_SECRET_ENV = 'TOLLGATE_CHANNELS_SECRET';
-/** Shortest signing secret accepted, characters. */
-export const MIN_SECRET_LENGTH = 32;
 const DEFAULT_LINK_TTL_MS = 24 * 3_600_000;
 
 /** One incoming webhook that gets approval notices. */
@@ -35,13 +33,18 @@ export interface WebhookOptions {
 export interface ChannelsOptions {
   /** Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`. */
   publicUrl: string;
-  /** Incoming webhooks; `webhooks`, `email` or both must be given. Default: none. */
+  /**
+   * Incoming webhooks (Slack or JSON) whose buttons are signed links; at least one of `webhooks`,
+   * `slack` and `email` must be given. Default: none.
+   */
   webhooks?: WebhookOptions[];
+  /** Slack channels whose buttons decide in Slack itself (docs/slack.md). Default: none. */
+  slack?: SlackAppOptions[];
   /** Notices by mail over SMTP, one per recipient (docs/email.md). Default: none. */
   email?: EmailOptions;
   /**
    * HMAC key of the links, at least 32 characters; the HTTP server that verifies them needs the
-   * same. Default: env `TOLLGATE_CHANNELS_SECRET`.
+   * same. Default: env `TOLLGATE_CHANNELS_SECRET`. Needed when a webhook has links, or mail is on.
    */
   signingSecret?: string;
   /** How long a link stays valid after its notice, capped by the call's deadline. Default `'24 hours'`. */
@@ -57,6 +60,8 @@ export interface CheckedChannels {
     Required<Pick<WebhookOptions, 'name' | 'url' | 'format' | 'decideAs' | 'links'>> &
       WebhookOptions
   >;
+  slack: CheckedSlackApp[];
+  /** Empty when neither a webhook with links nor mail is configured (nothing is signed then). */
   signingSecret: string;
   linkTtlMs: number;
   remindEveryMs?: number;
@@ -67,25 +72,14 @@ function invalid(message: string): TollgateError {
   return new TollgateError('INVALID_OPTIONS', message);
 }
 
-/** The secrets a link may be signed with: `secret` or the env var's comma-separated list. */
-export function signingSecrets(secret: string | string[] | undefined, where: string): string[] {
-  const listed = secret ?? process.env[CHANNELS_SECRET_ENV]?.split(',');
-  const secrets = (typeof listed === 'string' ? [listed] : (listed ?? [])).map((s) => s.trim());
-  if (secrets.length === 0 || secrets.some((s) => s.length < MIN_SECRET_LENGTH)) {
-    throw invalid(
-      `${where} needs a signing secret of at least ${MIN_SECRET_LENGTH} characters: set channels.signingSecret or ${CHANNELS_SECRET_ENV} (e.g. openssl rand -hex 32).`,
-    );
-  }
-  return secrets;
-}
-
 export function checkChannels(options: ChannelsOptions): CheckedChannels {
   if (!options || typeof options !== 'object') throw invalid('channels must be an object.');
   const publicUrl = checkUrl(options.publicUrl, 'channels.publicUrl').replace(/\/+$/, '');
   const listed = options.webhooks ?? [];
-  if (!Array.isArray(listed) || (listed.length === 0 && options.email === undefined)) {
+  const others = Boolean(options.slack?.length) || options.email !== undefined;
+  if (!Array.isArray(listed) || (listed.length === 0 && !others)) {
     throw invalid(
-      'channels.webhooks must list at least one { name, url }, or give channels.email.',
+      'channels.webhooks must list at least one { name, url }, or give channels.slack or channels.email.',
     );
   }
   const names = new Set<string>();
@@ -112,10 +106,13 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
       links: hook.links ?? true,
     };
   });
+  const slack = checkSlackApps(options.slack, names);
+  const signs = webhooks.some((hook) => hook.links) || options.email !== undefined;
   return {
     publicUrl,
     webhooks,
-    signingSecret: signingSecrets(options.signingSecret, 'channels')[0]!,
+    slack,
+    signingSecret: signs ? signingSecrets(options.signingSecret, 'channels')[0]! : '',
     linkTtlMs:
       options.linkTtl === undefined
         ? DEFAULT_LINK_TTL_MS
@@ -127,24 +124,12 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
   };
 }
 
-function checkUrl(value: unknown, field: string): string {
-  if (typeof value === 'string') {
-    try {
-      const url = new URL(value);
-      if (url.protocol === 'https:' || url.protocol === 'http:') return value;
-    } catch {
-      // Falls through to the error below.
-    }
-  }
-  throw invalid(`${field} must be an http(s) URL, not ${JSON.stringify(value)}.`);
-}
-
-/** The part of the manifest for `agentId`: the webhooks and mail recipients that take its notices. */
+/** The part of the manifest for `agentId`: the webhooks, Slack channels and mail recipients that take its notices. */
 export function channelManifest(
   channels: CheckedChannels | undefined,
   agentId: string,
 ): { channels?: { targets: string[]; remindEveryMs?: number } } {
-  const targets = (channels?.webhooks ?? [])
+  const targets = [...(channels?.webhooks ?? []), ...(channels?.slack ?? [])]
     .filter((hook) => hook.agents === undefined || hook.agents.includes(agentId))
     .map((hook) => hook.name)
     .concat(emailTargets(channels?.email, agentId));

@@ -2,14 +2,22 @@ import type { ChannelNoticeInput } from '../common/channel-types.js';
 import type { CheckedChannels } from './channel-options.js';
 import { sendNoticeMail } from './email-send.js';
 import { postNotice } from './post-notice.js';
+import type { SlackPost, SlackPosts } from './post-slack-notice.js';
 
-/** Sends one notice to its target: a recipient of `channels.email` by mail, else a webhook. */
+/**
+ * Sends one notice to its target: a recipient of `channels.email` by mail, else a Slack app's
+ * channel or a webhook (`postNotice`), which answers where a Slack message is.
+ */
 export async function deliverNotice(
   channels: CheckedChannels,
   notice: ChannelNoticeInput,
-): Promise<void> {
+  posts?: SlackPosts,
+): Promise<SlackPost | undefined> {
   const { email } = channels;
   const recipient = email?.recipients.find((candidate) => candidate.target === notice.target);
-  if (email && recipient) return sendNoticeMail({ ...channels, email }, recipient, notice);
-  return postNotice(channels, notice);
+  if (email && recipient) {
+    await sendNoticeMail({ ...channels, email }, recipient, notice);
+    return undefined;
+  }
+  return postNotice(channels, notice, posts);
 }

@@ -2,23 +2,33 @@ import { TollgateError } from '../common/errors.js';
 import type { ChannelNoticeInput } from '../common/channel-types.js';
 import type { CheckedChannels } from './channel-options.js';
 import { headline, type NoticeLinks } from './notice-text.js';
+import { postSlackNotice, type SlackPost, type SlackPosts } from './post-slack-notice.js';
 import { signLink } from './signed-link.js';
 import { slackMessage } from './slack-message.js';
 
 /** Header naming the notice: equal on every delivery attempt of one notice. */
 export const NOTICE_ID_HEADER = 'x-tollgate-notice-id';
 const POST_TIMEOUT_MS = 10_000;
+/** Without a run to read (a direct call): no earlier message, and the call waits. */
+const NO_POSTS: SlackPosts = {
+  find: () => Promise.resolve(undefined),
+  stillWaits: () => Promise.resolve(true),
+};
 
 /**
  * Posts one notice to one webhook (the notifier activity's body). Links are minted here, on the
  * worker, at send time. A 4xx answer (bar 408 and 429) fails for good with
- * `CHANNEL_DELIVERY_FAILED`; a network error, timeout or 5xx is thrown to be retried.
+ * `CHANNEL_DELIVERY_FAILED`; a network error, timeout or 5xx is thrown to be retried. An
+ * interactive Slack target's notice answers where its message is (recorded in the run's history).
  */
 export async function postNotice(
   channels: CheckedChannels,
   notice: ChannelNoticeInput,
+  posts: SlackPosts = NO_POSTS,
   now = Date.now(),
-): Promise<void> {
+): Promise<SlackPost | undefined> {
+  const app = channels.slack.find((candidate) => candidate.name === notice.target);
+  if (app) return postSlackNotice(app, notice, posts);
   const hook = channels.webhooks.find((candidate) => candidate.name === notice.target);
   if (!hook) {
     throw new TollgateError(
@@ -49,7 +59,7 @@ export async function postNotice(
     });
   }
   await response.body?.cancel();
-  if (response.ok) return;
+  if (response.ok) return undefined;
   const status = response.status;
   if (status >= 400 && status < 500 && status !== 408 && status !== 429) {
     throw new TollgateError(

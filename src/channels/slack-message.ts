@@ -10,26 +10,7 @@ const HEADER_CHARS = 150;
 const ARGS_CHARS = 2800;
 
 export function slackMessage(notice: ChannelNoticeInput, links?: NoticeLinks): object {
-  const title = headline(notice);
-  const fields = [
-    field('Agent', escape(notice.agentId)),
-    field('Tool', `\`${escape(notice.toolName)}\``),
-    field('Run', `\`${escape(notice.runId)}\``),
-    field('Fingerprint', `\`${escape(notice.fingerprint.slice(0, 16))}\``),
-    ...(notice.expiresAt ? [field('Expires', slackDate(notice.expiresAt))] : []),
-    ...(notice.approvers?.length ? [field('Approvers', escape(notice.approvers.join(', ')))] : []),
-  ];
-  const blocks: object[] = [
-    { type: 'header', text: { type: 'plain_text', text: cut(title, HEADER_CHARS) } },
-    { type: 'section', fields },
-    {
-      type: 'section',
-      text: {
-        type: 'mrkdwn',
-        text: `*Arguments*\n\`\`\`${escape(argsText(notice, ARGS_CHARS))}\`\`\``,
-      },
-    },
-  ];
+  const blocks = noticeBlocks(notice);
   if (links && notice.kind !== 'expired') {
     blocks.push({
       type: 'actions',
@@ -48,7 +29,38 @@ export function slackMessage(notice: ChannelNoticeInput, links?: NoticeLinks): o
       ],
     });
   }
-  return { text: title, blocks };
+  return { text: headline(notice), blocks };
+}
+
+/** The header (block id `tollgate-header`), the call's facts and its arguments. */
+export function noticeBlocks(notice: ChannelNoticeInput): object[] {
+  const fields = [
+    field('Agent', escape(notice.agentId)),
+    field('Tool', `\`${escape(notice.toolName)}\``),
+    field('Run', `\`${escape(notice.runId)}\``),
+    field('Fingerprint', `\`${escape(notice.fingerprint.slice(0, 16))}\``),
+    ...(notice.expiresAt ? [field('Expires', slackDate(notice.expiresAt))] : []),
+    ...(notice.approvers?.length ? [field('Approvers', escape(notice.approvers.join(', ')))] : []),
+  ];
+  return [
+    headerBlock(headline(notice)),
+    { type: 'section', fields },
+    {
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        text: `*Arguments*\n\`\`\`${escape(argsText(notice, ARGS_CHARS))}\`\`\``,
+      },
+    },
+  ];
+}
+
+export function headerBlock(text: string): object {
+  return {
+    type: 'header',
+    block_id: 'tollgate-header',
+    text: { type: 'plain_text', text: cut(text, HEADER_CHARS) },
+  };
 }
 
 function field(name: string, value: string): object {
@@ -60,13 +72,13 @@ function button(text: string, style: string, url: string, actionId: string): obj
 }
 
 /** Shown in each reader's time zone; the ISO text where Slack cannot format it. */
-function slackDate(iso: string): string {
+export function slackDate(iso: string): string {
   const seconds = Math.floor(Date.parse(iso) / 1000);
   return `<!date^${seconds}^{date_short_pretty} {time}|${iso}>`;
 }
 
 /** mrkdwn control characters (Slack's escaping rules). */
-function escape(text: string): string {
+export function escape(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 

@@ -2,12 +2,23 @@
  * The HTTP API and inbox as `serve` and `dev` run them: tokens, the inbox directory, listening.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tollgate } from '../runtime.js';
-import { createTollgateServer, loadAuthConfig, type AuthConfig } from '../server/index.js';
+import type { DecidedBy } from '../common/run-types.js';
+import {
+  createTollgateServer,
+  loadAuthConfig,
+  type AuthConfig,
+  SLACK_ACTIONS_ROUTE,
+  type SlackActionsOptions,
+} from '../server/index.js';
 import { UsageError } from './command-input.js';
+
+/** Env var naming the Slack users file when `--slack-users` is not given. */
+export const SLACK_USERS_FILE_ENV = 'TOLLGATE_SLACK_USERS_FILE';
 
 export interface HttpHostOptions {
   port: number;
@@ -17,6 +28,8 @@ export interface HttpHostOptions {
   tokensFile?: string;
   /** `--inbox`; undefined: the package's own inbox, when it has one. */
   inboxDir?: string;
+  /** `--slack-users`; undefined: `TOLLGATE_SLACK_USERS_FILE`, or no Slack route (docs/slack.md). */
+  slackUsersFile?: string;
   /** Identity of the one-off token made when no tokens are configured (dev only). */
   devIdentity?: string;
 }
@@ -26,6 +39,8 @@ export interface HttpHost {
   apiUrl: string;
   /** The inbox page, or undefined when no inbox directory was found. */
   inboxUrl: string | undefined;
+  /** Slack's Request URL (`…/slack/actions`), when Slack buttons are served. */
+  slackActionsUrl: string | undefined;
   /** The token made up for this dev session, when no tokens were configured. */
   devToken: string | undefined;
   close(): Promise<void>;
@@ -37,10 +52,12 @@ export async function startHttpHost(
 ): Promise<HttpHost> {
   const { auth, devToken } = authOf(options);
   const inboxRoot = await findInbox(options.inboxDir);
+  const slack = slackOf(options);
   const server = createTollgateServer({
     tollgate,
     auth,
     ...(inboxRoot ? { inbox: { root: inboxRoot } } : {}),
+    ...slack,
   });
   const listening = await server.listen({
     port: options.port,
@@ -49,6 +66,7 @@ export async function startHttpHost(
   return {
     apiUrl: `${listening.url}/api`,
     inboxUrl: inboxRoot ? `${listening.url}/inbox` : undefined,
+    slackActionsUrl: slack.slack ? `${listening.url}${SLACK_ACTIONS_ROUTE}` : undefined,
     devToken,
     close: () => listening.close(),
   };
@@ -70,6 +88,22 @@ function authOf(options: HttpHostOptions): { auth: AuthConfig; devToken: string 
     auth: loadAuthConfig(options.tokensFile !== undefined ? { file: options.tokensFile } : {}),
     devToken: undefined,
   };
+}
+
+/**
+ * Slack buttons when a users file is named (JSON: Slack user id → `{ id, roles? }`); the signing
+ * secret and bot token come from their env vars.
+ */
+function slackOf(options: HttpHostOptions): { slack?: SlackActionsOptions } {
+  const file = options.slackUsersFile ?? process.env[SLACK_USERS_FILE_ENV];
+  if (!file) return {};
+  let users: Record<string, DecidedBy>;
+  try {
+    users = JSON.parse(readFileSync(file, 'utf8')) as Record<string, DecidedBy>;
+  } catch (error) {
+    throw new UsageError(`Slack users file ${file} could not be read as JSON: ${String(error)}`);
+  }
+  return { slack: { users } };
 }
 
 /** Directories that may hold the inbox page, relative to this file (dist/src/cli). */

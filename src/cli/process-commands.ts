@@ -123,9 +123,16 @@ export const PROCESS_COMMANDS: CommandSpec[] = [
         description: 'API tokens file (default: $TOLLGATE_TOKENS_FILE or $TOLLGATE_TOKENS)',
       },
       inbox: INBOX,
+      'slack-users': {
+        type: 'string',
+        value: '<file>',
+        description:
+          'Serve /slack/actions: JSON of Slack user id → { id, roles } (default: $TOLLGATE_SLACK_USERS_FILE; docs/slack.md)',
+      },
     },
     examples: [
       'TOLLGATE_TOKENS_FILE=tokens.json tollgate serve --port 8787',
+      'TOLLGATE_SLACK_SIGNING_SECRET=… TOLLGATE_SLACK_BOT_TOKEN=xoxb-… tollgate serve --slack-users slack-users.json',
       'TOLLGATE_LIVE_REDIS_URL=redis://redis.internal:6379 tollgate serve',
     ],
     load: async () => (await import('./serve.js')).serve,

@@ -16,6 +16,7 @@ export const serve: CommandHandler = async (input) => {
   const hostname = stringOption(input, 'host');
   const tokensFile = stringOption(input, 'tokens-file');
   const inboxDir = stringOption(input, 'inbox');
+  const slackUsersFile = stringOption(input, 'slack-users');
   const tollgate = openTollgate(input.global);
   try {
     const http = await startHttpHost(tollgate, {
@@ -23,6 +24,7 @@ export const serve: CommandHandler = async (input) => {
       ...(hostname !== undefined ? { hostname } : {}),
       ...(tokensFile !== undefined ? { tokensFile } : {}),
       ...(inboxDir !== undefined ? { inboxDir } : {}),
+      ...(slackUsersFile !== undefined ? { slackUsersFile } : {}),
     });
     try {
       output.document({
@@ -33,6 +35,8 @@ export const serve: CommandHandler = async (input) => {
       });
       output.line(`API    ${http.apiUrl}`);
       output.line(`Inbox  ${http.inboxUrl ?? '(none: pass --inbox <dir>)'}`);
+      if (http.slackActionsUrl)
+        output.line(`Slack  ${http.slackActionsUrl} (the app's Request URL)`);
       output.line(`Runs on Temporal ${tollgate.address} (namespace ${tollgate.namespace}).`);
       output.line('Ctrl-C stops the server; runs go on.');
       const signal = await untilStopped();

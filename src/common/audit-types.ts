@@ -5,7 +5,8 @@ import type { BuildRef } from './deployment-types.js';
 import type { ForkedAuditEntry } from './fork-types.js';
 
 /** How a decision reached the run. */
-export type DecisionChannel = 'update' | 'signal' | 'auto-resume' | 'link' | 'grant' | 'policy';
+export type DecisionChannel =
+  'update' | 'signal' | 'auto-resume' | 'link' | 'slack' | 'grant' | 'policy';
 
 /** Whether a call waits for approval, which rule said so, and what it binds (its `gate` entry). */
 export interface GateOutcome {

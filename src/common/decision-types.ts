@@ -30,10 +30,11 @@ export interface DecisionInput {
    */
   deadline?: string;
   /**
-   * `'link'` when the decision came through a signed link (docs/channels.md); recorded as
-   * the decision's audit channel. Updates only: a signal carrying it is refused.
+   * `'link'` when the decision came through a signed link (docs/channels.md), `'slack'` when
+   * through a Slack button (docs/slack.md); recorded as the decision's audit channel. Updates
+   * only: a signal carrying it is refused.
    */
-  channel?: 'link';
+  channel?: 'link' | 'slack';
   /**
    * The approval comes from a standing grant that covers the call (docs/grant-release.md): the
    * run records `grant-used` and the decision on channel `grant`; `decidedBy` must be who gave

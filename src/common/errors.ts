@@ -58,6 +58,11 @@ export const TOLLGATE_ERROR_CODES = [
   // Too many refused requests from one client address (issue 25.1): answered 429 with Retry-After.
   'RATE_LIMITED',
   'CHANNEL_DELIVERY_FAILED',
+  // Slack buttons (issue 29.3, docs/slack.md): requests to /slack/actions, and their clickers.
+  'SLACK_SIGNATURE_INVALID',
+  'SLACK_REQUEST_STALE',
+  'SLACK_REQUEST_REPLAYED',
+  'SLACK_USER_UNMAPPED',
   // Outcomes of runs closed from outside Tollgate, carried by a stream's final `error` chunk.
   'RUN_TERMINATED',
   'RUN_TIMED_OUT',

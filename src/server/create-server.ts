@@ -28,13 +28,14 @@ import { readBody, readQuery } from './validation.js';
 import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from './link-refusals.js';
-import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/channel-options.js';
+import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/option-checks.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerAgUiRoutes } from './ag-ui/ag-ui-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
 import { registerLivePolicyRoutes } from './routes-live-policies.js';
 import { registerA2ARoutes, type A2AServerOptions } from './a2a/a2a-routes.js';
 import { agentCallerLimits } from './agent-callers.js';
+import { registerSlackRoutes, type SlackActionsOptions } from './slack-actions.js';
 
 /** Options of `createTollgateServer`. */
 export interface TollgateServerOptions {
@@ -68,6 +69,11 @@ export interface TollgateServerOptions {
   channels?: { signingSecret?: string | string[]; refusals?: LinkRefusalOptions };
   /** Serves these agents over A2A (docs/a2a.md). Default: no A2A routes. */
   a2a?: A2AServerOptions;
+  /**
+   * Serves `POST /slack/actions`, where a Slack app's buttons decide (docs/slack.md): the app's
+   * signing secret, its bot token, and which Slack user decides as whom. Default: no such route.
+   */
+  slack?: SlackActionsOptions;
 }
 
 /** Where `listen` binds. */
@@ -159,6 +165,10 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   if (secrets) {
     app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
     registerLinkRoutes(app, { tollgate, secrets, refusals, log, tokens });
+  }
+  if (options.slack) {
+    app.use('/slack/*', boundOutages(outageTimeoutOf(options)));
+    registerSlackRoutes(app, tollgate, options.slack, log);
   }
 
   app.notFound((c) => {

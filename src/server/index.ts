@@ -38,3 +38,9 @@ export {
   APPROVAL_RESPONSE_SCHEMA,
   type InterruptDetails,
 } from './ag-ui/interrupts.js';
+export {
+  SLACK_ACTIONS_ROUTE,
+  SLACK_SIGNING_SECRET_ENV,
+  type SlackActionsOptions,
+  type SlackUserMap,
+} from './slack-actions.js';

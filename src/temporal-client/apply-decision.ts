@@ -19,8 +19,8 @@ import { workerUnavailable } from './worker-pollers.js';
 
 /** What a decision may carry besides `DecisionOptions`: how it came (`DecisionInput`). */
 export interface DecisionExtras {
-  /** Recorded as the decision's audit channel: a signed link. */
-  channel?: 'link';
+  /** Recorded as the decision's audit channel: a signed link, or a Slack button. */
+  channel?: 'link' | 'slack';
   /** The standing grant that approves the call (a grant's release). */
   grant?: DecisionGrant;
 }

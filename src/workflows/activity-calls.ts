@@ -221,11 +221,14 @@ const CHANNEL_NOTICE: ActivityOptions = {
   },
 };
 
-/** On the agent's queue: the host that described the agent's channels holds their webhooks. */
+/**
+ * On the agent's queue: the host that described the agent's channels holds their webhooks. The
+ * answer (where a Slack message is) is only kept in history for later notices; the run ignores it.
+ */
 export function sendChannelNotice(
   input: ChannelNoticeInput,
   queue: string | undefined,
-): Promise<void> {
+): Promise<unknown> {
   return control.sendChannelNotice.executeWithOptions(
     onQueue(
       { ...CHANNEL_NOTICE, summary: `${input.kind} to ${input.target}: ${input.toolName}` },

@@ -49,10 +49,12 @@ export function checkDecisionInput(raw: unknown): Checked {
       message: `Decision field "deadline" must be an ISO-8601 instant with a zone, e.g. "2026-05-01T12:00:05Z", not ${describe(input.deadline)}.`,
     };
   }
-  if (input.channel !== undefined && input.channel !== 'link') {
+  // 'slack' is new with docs/slack.md: only decisions carrying it reach the new value, and an
+  // older worker refuses them here, before history, so no run's replay changes.
+  if (input.channel !== undefined && input.channel !== 'link' && input.channel !== 'slack') {
     return {
       ok: false,
-      message: `Decision field "channel" may only be "link", not ${describe(input.channel)}.`,
+      message: `Decision field "channel" may only be "link" or "slack", not ${describe(input.channel)}.`,
     };
   }
   const grant = input.grant as Record<string, unknown> | undefined;

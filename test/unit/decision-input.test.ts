@@ -47,4 +47,12 @@ describe('the shape check of an arriving decision (pure, no server)', () => {
       'Decision field "decidedBy.roles" must be an array of strings.',
     );
   });
+
+  it('takes the channels "link" and "slack" and refuses any other', () => {
+    expect(problem({ channel: 'link' })).toBeUndefined();
+    expect(problem({ channel: 'slack' })).toBeUndefined();
+    expect(problem({ channel: 'email' })).toBe(
+      'Decision field "channel" may only be "link" or "slack", not "email".',
+    );
+  });
 });

@@ -114,7 +114,7 @@ describe('channels.email', () => {
       codeAndMessage(() =>
         checkChannels({ publicUrl: 'https://t.example.com', signingSecret: SECRET }),
       ),
-    ).toMatch(/or give channels.email/);
+    ).toMatch(/or give channels.slack or channels.email/);
   });
 
   it('gives each mail a Message-ID stable across attempts, apart per recipient and per run that reuses an id, and threads follow-ups under the request', () => {
