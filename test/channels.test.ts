@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { WorkflowHandle } from '@temporalio/client';
-import { Tollgate, type AuditEntry, type RunOptions } from '../src/index.js';
+import { Tollgate, type AuditEntry } from '../src/index.js';
 import { signLink, type LinkClaims } from '../src/channels/signed-link.js';
 import {
   createTollgateServer,
@@ -21,6 +21,7 @@ import {
   testAgent,
   uniqueQueue,
 } from './support/harness.js';
+import { parkedDeletes } from './support/parked-deletes.js';
 
 const SECRET = 'channels-test-secret-0123456789abcdef';
 const AGENT = 'channels-agent';
@@ -125,15 +126,7 @@ describe('approvals in chat channels and by signed link', () => {
   });
 
   const ops = () => steering.getAgent(AGENT);
-  const executionsOf = (id: string) =>
-    deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id);
-
-  async function park(id: string, options: RunOptions = {}) {
-    const first = await ops().generate(`delete ${id}`, options);
-    expect(first.finishReason).toBe('suspended');
-    const [call] = await ops().pendingToolCalls(first.runId);
-    return { runId: first.runId, call: call! };
-  }
+  const { executionsOf, park } = parkedDeletes(ops, deleteRecord.executions);
 
   /** The deliveries of one run's notices of `kind` to `path`, once they have arrived. */
   async function noticesOf(runId: string, path: string, kind: string, count = 1) {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Tollgate, type RunOptions } from '../src/index.js';
+import { Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
 import {
   eventually,
@@ -15,6 +15,7 @@ import {
   testAgent,
   uniqueQueue,
 } from './support/harness.js';
+import { parkedDeletes } from './support/parked-deletes.js';
 import { startSmtpInbox, type ReceivedMail, type SmtpInbox } from './support/smtp-inbox.js';
 
 const SECRET = 'email-test-secret-0123456789abcdefgh';
@@ -111,15 +112,7 @@ describe('approvals by email, with signed links', () => {
   });
 
   const ops = () => steering.getAgent(AGENT);
-  const executionsOf = (id: string) =>
-    deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id);
-
-  async function park(id: string, options: RunOptions = {}) {
-    const first = await ops().generate(`delete ${id}`, options);
-    expect(first.finishReason).toBe('suspended');
-    const [call] = await ops().pendingToolCalls(first.runId);
-    return { runId: first.runId, call: call! };
-  }
+  const { executionsOf, park } = parkedDeletes(ops, deleteRecord.executions);
 
   const noticeIdOf = (received: ReceivedMail) =>
     String(received.mail.headers.get('x-tollgate-notice-id'));

@@ -24,6 +24,7 @@ import {
   testAgent,
   uniqueQueue,
 } from './support/harness.js';
+import { parkedDeletes } from './support/parked-deletes.js';
 
 const SIGNING_SECRET = '8f742231b10e8888abcd99yyyzzz85a5';
 const BOT_TOKEN = 'xoxb-test-0123456789';
@@ -87,8 +88,7 @@ describe('Slack buttons that decide in Slack', () => {
     await slack?.close();
   });
 
-  const executionsOf = (id: string) =>
-    deleteRecord.executions.filter((e) => (e.input as { id: string }).id === id);
+  const { executionsOf } = parkedDeletes(() => steering.getAgent(AGENT), deleteRecord.executions);
   const callsOf = (method: string, ts?: string) =>
     slack.calls.filter((c) => c.method === method && (ts === undefined || c.body.ts === ts));
   const ephemeralsTo = (user: string) =>
