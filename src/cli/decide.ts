@@ -6,6 +6,7 @@ import type { AgentClient } from '../temporal-client/agent-client.js';
 import type { AgentStream } from '../stream/agent-stream.js';
 import type { GrantWithDecision } from '../common/grant-types.js';
 import type { JsonValue } from '../common/json.js';
+import { elicitationReply } from '../common/mcp-elicitation-reply.js';
 import type { DecidedBy } from '../common/run-types.js';
 import {
   stringOption,
@@ -38,7 +39,7 @@ async function decideAndFollow(input: CommandInput, kind: Kind): Promise<ExitCod
   const runId = input.args[0]!;
   const toolCallId = stringOption(input, 'tool-call');
   const decidedBy = decidedByFrom(stringOption(input, 'as'), stringOption(input, 'roles'));
-  const resumeData = kind === 'resume' ? parseData(stringOption(input, 'data')) : undefined;
+  const resumeData = kind === 'resume' ? parseData(input) : undefined;
   const tollgate = openTollgate(input.global);
   try {
     output.progress(`Looking up run ${runId}…`);
@@ -138,11 +139,20 @@ function editedArgs(raw: string | undefined): { args?: JsonValue } {
   return raw === undefined ? {} : { args: parseJson(raw, '--args', '{"id":"rec-7"}') };
 }
 
-function parseData(raw: string | undefined): JsonValue {
-  if (raw === undefined) {
-    throw new UsageError(`resume needs --data '<json>': the data the suspended tool asked for.`);
+/** `--data` as JSON, or `--elicitation decline|cancel` as the reply that declines or cancels. */
+function parseData(input: CommandInput): JsonValue {
+  const raw = stringOption(input, 'data');
+  const action = stringOption(input, 'elicitation');
+  if ((raw === undefined) === (action === undefined)) {
+    throw new UsageError(
+      `resume needs one of --data '<json>' (the data the suspended tool asked for) or --elicitation decline|cancel.`,
+    );
   }
-  return parseJson(raw, '--data', '{"city":"Paris"}');
+  if (action === undefined) return parseJson(raw!, '--data', '{"city":"Paris"}');
+  if (action !== 'decline' && action !== 'cancel') {
+    throw new UsageError(`--elicitation is 'decline' or 'cancel', not "${action}".`);
+  }
+  return elicitationReply(action);
 }
 
 function parseJson(raw: string, flag: string, example: string): JsonValue {

@@ -1,6 +1,7 @@
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import { elicitationResumeSchema } from '../common/mcp-elicitation-reply.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
 import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
@@ -68,8 +69,9 @@ async function checkDefinition(setup: McpCallSetup, context: ToolExecutionContex
 
 /**
  * Calls the tool on the server. An elicitation the call has an answer for (from an earlier
- * suspension of the same call) is answered; a new one ends the attempt and parks the call with
- * the server's schema as its `resumeSchema`; the call runs again, from the top, on resume.
+ * suspension of the same call) is answered (accepted with its data, or declined or cancelled);
+ * a new one ends the attempt and parks the call with the server's schema, or a decline or cancel
+ * reply, as its `resumeSchema`; the call runs again, from the top, on resume.
  */
 export async function callMcpTool(
   setup: McpCallSetup,
@@ -88,8 +90,8 @@ export async function callMcpTool(
     if (params.mode === 'url') return { action: 'decline' };
     const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
     const fingerprint = elicitationFingerprint(params.message, requestedSchema);
-    const content = answers.take(fingerprint);
-    if (content) return { action: 'accept', content: content as Record<string, string> };
+    const answer = answers.take(fingerprint);
+    if (answer) return answer;
     asked = {
       kind: 'mcp-elicitation',
       server: setup.server,
@@ -116,7 +118,10 @@ export async function callMcpTool(
     );
     return toolOutput(setup.server, name, result as CallToolResult);
   } catch (error) {
-    if (asked) return context.agent.suspend(asked, { resumeSchema: asked.requestedSchema });
+    if (asked) {
+      const resumeSchema = elicitationResumeSchema(asked.requestedSchema);
+      return context.agent.suspend(asked, { resumeSchema });
+    }
     broken = !(error instanceof TollgateError);
     throw callError(error, setup, name);
   } finally {

@@ -1,4 +1,6 @@
+import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson, type JsonObject, type JsonValue } from '../common/json.js';
+import { replyActionOf, type McpElicitationAction } from '../common/mcp-elicitation-reply.js';
 import { sha256Hex } from '../common/sha256.js';
 import type { ToolExecutionContext } from '../definitions/create-tool.js';
 
@@ -17,7 +19,18 @@ export interface McpElicitationPayload {
   requestedSchema: JsonObject;
   /** Hex SHA-256 of the canonical JSON of `{ message, requestedSchema }`. */
   fingerprint: string;
-  answered: Array<{ fingerprint: string; content: JsonObject }>;
+  answered: ElicitationAnswer[];
+}
+
+/**
+ * One answer to an elicitation: its `content`, or, with `action`, a decline or cancel (then
+ * `content` is empty).
+ */
+export interface ElicitationAnswer {
+  fingerprint: string;
+  content: JsonObject;
+  /** Absent: accepted with `content`. */
+  action?: McpElicitationAction;
 }
 
 /** Identifies an elicitation across runs of the same call: its message and its schema. */
@@ -29,27 +42,31 @@ export function elicitationFingerprint(message: string, requestedSchema: unknown
 export class ElicitationAnswers {
   private readonly used = new Set<number>();
 
-  constructor(readonly all: ReadonlyArray<{ fingerprint: string; content: JsonObject }>) {}
+  constructor(readonly all: ReadonlyArray<ElicitationAnswer>) {}
 
   /** From the suspension this execution resumes (if it was an elicitation) and its resume data. */
   static of(context: ToolExecutionContext): ElicitationAnswers {
     const previous = context.agent.suspendPayload;
     const data = context.agent.resumeData;
     if (!isElicitationPayload(previous) || !isObject(data)) return new ElicitationAnswers([]);
-    return new ElicitationAnswers([
-      ...previous.answered,
-      { fingerprint: previous.fingerprint, content: data },
-    ]);
+    const { fingerprint } = previous;
+    const action = replyActionOf(data);
+    const answer: ElicitationAnswer = action
+      ? { fingerprint, content: {}, action }
+      : { fingerprint, content: data };
+    return new ElicitationAnswers([...previous.answered, answer]);
   }
 
-  /** The first unused answer to an elicitation with this fingerprint. */
-  take(fingerprint: string): JsonObject | undefined {
+  /** The server's answer from the first unused answer to an elicitation with this fingerprint. */
+  take(fingerprint: string): ElicitResult | undefined {
     const index = this.all.findIndex(
       (answer, at) => !this.used.has(at) && answer.fingerprint === fingerprint,
     );
     if (index < 0) return undefined;
     this.used.add(index);
-    return this.all[index]!.content;
+    const answer = this.all[index]!;
+    if (answer.action) return { action: answer.action };
+    return { action: 'accept', content: answer.content as Record<string, string> };
   }
 }
 

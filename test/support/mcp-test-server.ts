@@ -14,8 +14,11 @@ import { z } from 'zod';
 /** One line of `calls.jsonl`. */
 export interface CallLine {
   tool: string;
-  /** `started`: the tool began; `done`: it finished with this result; `elicited`: it was answered. */
-  event: 'started' | 'done' | 'elicited';
+  /**
+   * `started`: the tool began; `done`: it finished with this result; `elicited`: it was answered;
+   * `refused`: the user declined or cancelled the question (`answer` is the action).
+   */
+  event: 'started' | 'done' | 'elicited' | 'refused';
   args?: unknown;
   answer?: unknown;
   pid: number;
@@ -99,13 +102,18 @@ export function buildServer(stateDir: string, sendRaw?: (message: object) => voi
       inputSchema: { amount: z.number() },
       annotations: { destructiveHint: false, openWorldHint: false },
     },
-    async ({ amount }) => {
+    async ({ amount }, extra) => {
       record({ tool: 'transfer', event: 'started', args: { amount } });
+      // A client that parks the call cancels the request and answers `cancel`: not the user's.
+      const refused = (action: 'decline' | 'cancel') => {
+        if (!extra.signal.aborted) record({ tool: 'transfer', event: 'refused', answer: action });
+        return text(`transfer ${action === 'decline' ? 'declined' : 'cancelled'} by the user`);
+      };
       const first = await server.server.elicitInput({
         message: TRANSFER_QUESTION(amount),
         requestedSchema: TRANSFER_SCHEMA,
       });
-      if (first.action !== 'accept') return text(`transfer ${first.action}ed`);
+      if (first.action !== 'accept') return refused(first.action);
       record({ tool: 'transfer', event: 'elicited', answer: first.content });
       let memo = '';
       if (amount >= 100) {
@@ -113,7 +121,7 @@ export function buildServer(stateDir: string, sendRaw?: (message: object) => voi
           message: MEMO_QUESTION,
           requestedSchema: MEMO_SCHEMA,
         });
-        if (second.action !== 'accept') return text(`transfer ${second.action}ed`);
+        if (second.action !== 'accept') return refused(second.action);
         record({ tool: 'transfer', event: 'elicited', answer: second.content });
         memo = ` with memo ${String(second.content?.memo)}`;
       }
