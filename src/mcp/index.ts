@@ -9,3 +9,4 @@ export {
   type McpElicitationReply,
 } from '../common/mcp-elicitation-reply.js';
 export { closeMcpConnections } from './mcp-pool.js';
+export type { McpToolsChange, McpToolsChangeHandler } from './mcp-list-changed.js';

@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TollgateError } from '../common/errors.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
 import type { Tool, ToolRetryOptions } from '../definitions/create-tool.js';
+import type { McpToolsChangeHandler } from './mcp-list-changed.js';
 
 /** How to reach an MCP server: give exactly one of `command`, `url` or `transport`. */
 export interface McpConnectionOptions {
@@ -83,6 +84,13 @@ export interface McpToolsOptions extends McpConnectionOptions {
   timeoutMs?: number;
   /** An idle pooled connection is closed after this long, ms. Default 30000. */
   idleTimeoutMs?: number;
+  /**
+   * Called each time the server's `notifications/tools/list_changed` (received on any open
+   * connection) made the worker list the tools again and check them against their pins, with
+   * the tools that drifted. Calls are judged as always; this only tells you at once. Default:
+   * a console warning per drifted tool.
+   */
+  onToolsChanged?: McpToolsChangeHandler;
 }
 
 /** Checks the options; throws `INVALID_OPTIONS` naming the bad field. */
@@ -100,6 +108,12 @@ export function checkMcpOptions(options: McpToolsOptions): void {
     throw new TollgateError(
       'INVALID_OPTIONS',
       `mcpTools(): onDrift must be 'gate' or 'refuse', not ${JSON.stringify(options.onDrift)}.`,
+    );
+  }
+  if (options.onToolsChanged !== undefined && typeof options.onToolsChanged !== 'function') {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'mcpTools(): onToolsChanged must be a function that takes the re-check of the tools.',
     );
   }
   if (options.transport !== undefined && typeof options.transport !== 'function') {

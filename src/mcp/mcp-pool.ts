@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +39,7 @@ const pools = new Set<McpClientPool>();
 export class McpClientPool {
   private idle: Pooled[] = [];
   private readonly open = new Set<Pooled>();
+  private toolListChanged?: (client: Client) => void;
 
   constructor(
     private readonly connection: McpConnectionOptions,
@@ -70,6 +72,14 @@ export class McpClientPool {
     };
   }
 
+  /**
+   * Called with the connection that received the server's `notifications/tools/list_changed`,
+   * on any open connection, leased or idle.
+   */
+  onToolListChanged(listener: (client: Client) => void): void {
+    this.toolListChanged = listener;
+  }
+
   /** Closes every connection of this pool. */
   async closeAll(): Promise<void> {
     this.idle = [];
@@ -85,6 +95,9 @@ export class McpClientPool {
     client.setRequestHandler(ElicitRequestSchema, async (request) =>
       pooled.handler ? pooled.handler(request.params) : { action: 'decline' },
     );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.toolListChanged?.(client);
+    });
     client.onclose = () => {
       pooled.closed = true;
       this.open.delete(pooled);
