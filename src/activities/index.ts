@@ -107,7 +107,8 @@ export function createActivities(deps: ActivityDeps) {
     sendReminder: (input: ReminderInput) => classified(() => sendReminder(deps.agents, input)),
     sendChannelNotice: (input: ChannelNoticeInput) =>
       classified(() => postNotice(requireChannels(deps.channels), input)),
-    findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
+    findGrants: (input: FindGrantsInput) =>
+      classified(() => findGrants(deps.client, input, deps.agents)),
     readSharedSpend: (input: SharedSpendInput) =>
       classified(() => readSharedSpend(deps.client, input)),
     commitSharedSpend: (input: SharedSpendInput) =>

@@ -209,7 +209,9 @@ export const pendingToolCallsQuery = z.object({ runId: id });
 /** The duration is checked by the runtime (`INVALID_GRANT` names what is wrong with it). */
 export const grantBody: z.ZodType<GrantBody> = z.object({
   agentId: id,
-  toolName: id,
+  // One of the two; the runtime says which is missing or doubled (INVALID_GRANT).
+  toolName: id.optional(),
+  mcpServer: id.optional(),
   resourceId: id,
   threadId: id.optional(),
   for: z.union([z.string().min(1), z.number()]),
