@@ -147,6 +147,8 @@ export type {
   GrantInput,
   GrantRelease,
   GrantWithDecision,
+  RunGrantWithDecision,
+  ApprovalGrant,
   RefusedRelease,
   ReleasedCall,
 } from './common/grant-types.js';

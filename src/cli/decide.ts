@@ -4,7 +4,7 @@
  */
 import type { AgentClient } from '../temporal-client/agent-client.js';
 import type { AgentStream } from '../stream/agent-stream.js';
-import type { GrantWithDecision } from '../common/grant-types.js';
+import type { GrantWithDecision, RunGrantWithDecision } from '../common/grant-types.js';
 import type { JsonValue } from '../common/json.js';
 import { elicitationReply } from '../common/mcp-elicitation-reply.js';
 import type { DecidedBy } from '../common/run-types.js';
@@ -105,12 +105,17 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
   }
 }
 
-/** `--grant <duration> [--grant-scope thread|resource] [--grant-args]`. */
-function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
+/** `--grant <duration> [--grant-scope thread|resource] [--grant-args]`, or `--grant-scope run`. */
+function grantOption(input: CommandInput): { grant?: GrantWithDecision | RunGrantWithDecision } {
   const duration = stringOption(input, 'grant');
   const scope = stringOption(input, 'grant-scope') ?? 'thread';
   const matchArgs = input.options['grant-args'] === true;
   const noRelease = input.options['no-release'] === true;
+  if (scope === 'run') {
+    if (duration !== undefined || matchArgs || noRelease)
+      throw new UsageError('--grant-scope run stands alone: it lasts as long as the run.');
+    return { grant: { scope: 'run' } };
+  }
   if (duration === undefined) {
     if (scope !== 'thread' || matchArgs || noRelease)
       throw new UsageError('--grant-* go with --grant <duration>.');

@@ -95,6 +95,17 @@ export interface FindGrantsInput {
   toolNames: string[];
 }
 
+/**
+ * `approve(..., { grant: { scope: 'run' } })`: the tool's later gated calls in this run only run
+ * without asking (docs/grants.md "For this run"); kept in the run, no memory thread needed.
+ */
+export interface RunGrantWithDecision {
+  scope: 'run';
+}
+
+/** What an approval may grant: a standing grant, or one for this run only. */
+export type ApprovalGrant = GrantWithDecision | RunGrantWithDecision;
+
 /** `approve(..., { grant })`: the decision applies and a grant for the call's tool is made. */
 export interface GrantWithDecision {
   /** How long: ms or a duration such as `'4h'`. */

@@ -82,12 +82,15 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
   // Any number: the run refuses one that is not positive (`INVALID_BUDGET_AMOUNT`).
   amount: z.number().optional(),
   grant: z
-    .object({
-      for: z.union([z.string().min(1), z.number()]),
-      scope: z.enum(['thread', 'resource']),
-      matchArgs: z.boolean().optional(),
-      release: z.boolean().optional(),
-    })
+    .union([
+      z.object({
+        for: z.union([z.string().min(1), z.number()]),
+        scope: z.enum(['thread', 'resource']),
+        matchArgs: z.boolean().optional(),
+        release: z.boolean().optional(),
+      }),
+      z.object({ scope: z.literal('run') }).strict(),
+    ])
     .optional(),
 });
 
