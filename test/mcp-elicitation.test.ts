@@ -74,6 +74,10 @@ describe('declining and cancelling an MCP elicitation (docs/mcp.md "Elicitation"
     await expect(
       agent().resumeGenerate({ 'tollgate/elicitation': 'later' }, { runId: parked.runId }),
     ).rejects.toMatchObject({ code: 'INVALID_RESUME_DATA' });
+    // accept without the form's data answers URL-mode questions only.
+    await expect(
+      agent().resumeGenerate(elicitationReply('accept'), { runId: parked.runId }),
+    ).rejects.toMatchObject({ code: 'INVALID_RESUME_DATA' });
     expect((await handle.fetchHistory()).events!.length).toBe(events);
     await expect(agent().pendingToolCalls(parked.runId)).resolves.toHaveLength(1);
     const done = await agent().resumeGenerate(elicitationReply('cancel'), { runId: parked.runId });

@@ -10,17 +10,18 @@ import type { JsonObject } from './json.js';
 export const ELICITATION_REPLY_KEY = 'tollgate/elicitation';
 
 /**
- * MCP's two answers without data: `decline`, the user said no; `cancel`, the user dismissed the
- * question without choosing.
+ * MCP's answers without data: `decline`, the user said no; `cancel`, the user dismissed the
+ * question without choosing; `accept`, for a URL-mode elicitation only: the user went through
+ * the page (an OAuth or payment page), so the call may go on.
  */
-export type McpElicitationAction = 'decline' | 'cancel';
+export type McpElicitationAction = 'accept' | 'decline' | 'cancel';
 
 /** Resume data that declines or cancels an elicitation instead of answering it. */
 export type McpElicitationReply = { [ELICITATION_REPLY_KEY]: McpElicitationAction };
 
 /**
  * The resume data that declines (or cancels) the MCP elicitation a call waits on:
- * `agent.resumeStream(elicitationReply('decline'), { runId })`.
+ * `agent.resumeStream(elicitationReply('decline'), { runId })`; `'accept'` answers a URL-mode one.
  */
 export function elicitationReply(action: McpElicitationAction): McpElicitationReply {
   return { [ELICITATION_REPLY_KEY]: action };
@@ -30,7 +31,24 @@ export function elicitationReply(action: McpElicitationAction): McpElicitationRe
 export function replyActionOf(data: unknown): McpElicitationAction | undefined {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   const action = (data as Record<string, unknown>)[ELICITATION_REPLY_KEY];
-  return action === 'decline' || action === 'cancel' ? action : undefined;
+  return action === 'accept' || action === 'decline' || action === 'cancel' ? action : undefined;
+}
+
+/**
+ * The resume schema of a call parked on a URL-mode elicitation: only a reply, `accept` once the
+ * user is done with the page, or `decline` / `cancel`.
+ */
+export function urlElicitationResumeSchema(): JsonObject {
+  return replySchema(['accept', 'decline', 'cancel']);
+}
+
+function replySchema(actions: McpElicitationAction[]): JsonObject {
+  return {
+    type: 'object',
+    properties: { [ELICITATION_REPLY_KEY]: { enum: actions } },
+    required: [ELICITATION_REPLY_KEY],
+    additionalProperties: false,
+  };
 }
 
 /**
@@ -39,15 +57,5 @@ export function replyActionOf(data: unknown): McpElicitationAction | undefined {
  * else before it reaches history.
  */
 export function elicitationResumeSchema(requestedSchema: JsonObject): JsonObject {
-  return {
-    anyOf: [
-      requestedSchema,
-      {
-        type: 'object',
-        properties: { [ELICITATION_REPLY_KEY]: { enum: ['decline', 'cancel'] } },
-        required: [ELICITATION_REPLY_KEY],
-        additionalProperties: false,
-      },
-    ],
-  };
+  return { anyOf: [requestedSchema, replySchema(['decline', 'cancel'])] };
 }

@@ -1,15 +1,15 @@
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  UrlElicitationRequiredError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { TollgateError } from '../common/errors.js';
-import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
-import { elicitationResumeSchema } from '../common/mcp-elicitation-reply.js';
+import { toJsonValue, type JsonValue } from '../common/json.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
 import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
-import {
-  ElicitationAnswers,
-  elicitationFingerprint,
-  type McpElicitationPayload,
-} from './mcp-elicitation.js';
+import { ElicitationAnswers, questionOf, type ParkedQuestion } from './mcp-elicitation.js';
 import { pinOf, type Pinned, type PinnedTool } from './mcp-pin-store.js';
 import type { McpClientPool } from './mcp-pool.js';
 
@@ -85,22 +85,12 @@ export async function callMcpTool(
   const controller = new AbortController();
   const cancel = () => controller.abort(context.abortSignal.reason);
   context.abortSignal.addEventListener('abort', cancel, { once: true });
-  let asked: McpElicitationPayload | undefined;
+  let asked: ParkedQuestion | undefined;
   lease.onElicitation(async (params) => {
-    if (params.mode === 'url') return { action: 'decline' };
-    const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
-    const fingerprint = elicitationFingerprint(params.message, requestedSchema);
-    const answer = answers.take(fingerprint);
+    const question = questionOf(params);
+    const answer = answers.take(question.payload.fingerprint);
     if (answer) return answer;
-    asked = {
-      kind: 'mcp-elicitation',
-      server: setup.server,
-      tool: name,
-      message: params.message,
-      requestedSchema,
-      fingerprint,
-      answered: [...answers.all],
-    };
+    asked = question;
     // Nobody can answer while this attempt waits: end it; the server sees a cancelled call.
     controller.abort();
     return { action: 'cancel' };
@@ -118,9 +108,14 @@ export async function callMcpTool(
     );
     return toolOutput(setup.server, name, result as CallToolResult);
   } catch (error) {
+    // A server may also refuse the call until the user went through a page (URL mode).
+    if (!asked && error instanceof UrlElicitationRequiredError && error.elicitations[0]) {
+      asked = questionOf(error.elicitations[0]);
+    }
     if (asked) {
-      const resumeSchema = elicitationResumeSchema(asked.requestedSchema);
-      return context.agent.suspend(asked, { resumeSchema });
+      const parked = { kind: 'mcp-elicitation' as const, server: setup.server, tool: name };
+      const payload = { ...parked, ...asked.payload, answered: [...answers.all] };
+      return context.agent.suspend(payload, { resumeSchema: asked.resumeSchema });
     }
     broken = !(error instanceof TollgateError);
     throw callError(error, setup, name);

@@ -1,6 +1,11 @@
-import type { ElicitResult } from '@modelcontextprotocol/sdk/types.js';
-import { canonicalJson, type JsonObject, type JsonValue } from '../common/json.js';
-import { replyActionOf, type McpElicitationAction } from '../common/mcp-elicitation-reply.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { canonicalJson, toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import {
+  elicitationResumeSchema,
+  replyActionOf,
+  urlElicitationResumeSchema,
+  type McpElicitationAction,
+} from '../common/mcp-elicitation-reply.js';
 import { sha256Hex } from '../common/sha256.js';
 import type { ToolExecutionContext } from '../definitions/create-tool.js';
 
@@ -15,11 +20,44 @@ export interface McpElicitationPayload {
   tool: string;
   /** The server's question. */
   message: string;
-  /** The server's requested schema: the suspension's `resumeSchema`. */
+  /** The server's requested schema (form mode); `{}` in URL mode. */
   requestedSchema: JsonObject;
-  /** Hex SHA-256 of the canonical JSON of `{ message, requestedSchema }`. */
+  /**
+   * Hex SHA-256 of the canonical JSON of `{ message, requestedSchema }`; in URL mode of
+   * `{ message, requestedSchema: { mode: 'url' } }` (a URL carries per-request state).
+   */
   fingerprint: string;
   answered: ElicitationAnswer[];
+  /** `'url'`: the user must go through the page at `url` (an OAuth or payment page). */
+  mode?: 'url';
+  /** URL mode: the page to open. */
+  url?: string;
+  /** URL mode: the server's id of this elicitation. */
+  elicitationId?: string;
+}
+
+/** What a call parks on: the question as its payload tells it, and the resume data it takes. */
+export interface ParkedQuestion {
+  payload: Omit<McpElicitationPayload, 'answered' | 'server' | 'tool' | 'kind'>;
+  resumeSchema: JsonObject;
+}
+
+/** The server's elicitation, in form or URL mode, as a call parks on it. */
+export function questionOf(params: ElicitRequest['params']): ParkedQuestion {
+  if (params.mode === 'url') {
+    const { message, url, elicitationId } = params;
+    const fingerprint = elicitationFingerprint(message, { mode: 'url' });
+    return {
+      payload: { message, requestedSchema: {}, fingerprint, mode: 'url', url, elicitationId },
+      resumeSchema: urlElicitationResumeSchema(),
+    };
+  }
+  const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
+  const fingerprint = elicitationFingerprint(params.message, requestedSchema);
+  return {
+    payload: { message: params.message, requestedSchema, fingerprint },
+    resumeSchema: elicitationResumeSchema(requestedSchema),
+  };
 }
 
 /**

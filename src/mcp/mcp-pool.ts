@@ -89,7 +89,7 @@ export class McpClientPool {
   private async connect(): Promise<Pooled> {
     const client = new Client(
       { name: 'tollgate', version: '0.1.0' },
-      { capabilities: { elicitation: { form: {} } } },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     const pooled: Pooled = { client, closed: false };
     client.setRequestHandler(ElicitRequestSchema, async (request) =>
