@@ -4,6 +4,7 @@ import {
   UrlElicitationRequiredError,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonValue } from '../common/json.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
@@ -11,7 +12,7 @@ import { DefinitionChanged } from '../definitions/definition-change.js';
 import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
 import { ElicitationAnswers, questionOf, type ParkedQuestion } from './mcp-elicitation.js';
 import { pinOf, type Pinned, type PinnedTool } from './mcp-pin-store.js';
-import type { McpClientPool } from './mcp-pool.js';
+import { authRequired, type McpClientPool } from './mcp-pool.js';
 
 /** What a call needs to know about its tool and server. */
 export interface McpCallSetup extends PinnedTool {
@@ -151,6 +152,7 @@ function toolOutput(server: string, name: string, result: CallToolResult): JsonV
 function callError(error: unknown, setup: McpCallSetup, name: string): unknown {
   const { server } = setup;
   if (error instanceof TollgateError) return error;
+  if (error instanceof UnauthorizedError) return authRequired(server, error);
   const protocol = asProtocolError(error, server, `tools/call of "${name}"`);
   if (protocol !== error) return protocol;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TollgateError } from '../common/errors.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
@@ -20,6 +21,14 @@ export interface McpConnectionOptions {
   url?: string | URL;
   /** Headers of every HTTP request to `url` (e.g. `Authorization`). */
   headers?: Record<string, string>;
+  /**
+   * OAuth for the Streamable HTTP server at `url`: the SDK's client auth provider, which holds
+   * the client's registration and tokens and refreshes them (docs/mcp.md "OAuth"). It lives on the
+   * worker: its tokens are never in an activity's input or result, so never in a run's history.
+   * Without tokens, connecting starts its authorization (`redirectToAuthorization`) and fails with
+   * `MCP_AUTH_REQUIRED`.
+   */
+  authProvider?: OAuthClientProvider;
   /** Any other transport of the SDK: called once per connection, so it must build a new one. */
   transport?: () => Transport;
 }
@@ -114,6 +123,12 @@ export function checkMcpOptions(options: McpToolsOptions): void {
     throw new TollgateError(
       'INVALID_OPTIONS',
       'mcpTools(): onToolsChanged must be a function that takes the re-check of the tools.',
+    );
+  }
+  if (options.authProvider !== undefined && options.url === undefined) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'mcpTools(): authProvider goes with url (a Streamable HTTP server); give the OAuth provider to your own transport otherwise.',
     );
   }
   if (options.transport !== undefined && typeof options.transport !== 'function') {
