@@ -13,7 +13,7 @@ import { h } from './dom.js';
  * @param {(data: unknown) => void} onSubmit called with the resume data
  */
 export function resumeForm(schemaText, id, onSubmit) {
-  const schema = parse(schemaText);
+  const schema = formSchema(parse(schemaText));
   const fields = isObjectSchema(schema)
     ? Object.entries(schema.properties).map(([name, property]) =>
         fieldFor(name, property, (schema.required ?? []).includes(name), `${id}-${safe(name)}`),
@@ -25,6 +25,7 @@ export function resumeForm(schemaText, id, onSubmit) {
     { class: 'resume-form' },
     h('fieldset', {}, h('legend', {}, 'Resume with'), ...fields.map((field) => field.element)),
     h('button', { type: 'submit', class: 'primary' }, 'Resume'),
+    ...elicitationReplies(parse(schemaText), onSubmit),
     problem,
   );
   form.addEventListener('submit', (event) => {
@@ -43,6 +44,30 @@ export function resumeForm(schemaText, id, onSubmit) {
     }
   });
   return form;
+}
+
+/**
+ * The reserved key of an MCP elicitation's decline or cancel reply (docs/mcp.md "Elicitation"):
+ * such a call's schema is `anyOf: [<the server's form>, <the reply>]`; the form is the first.
+ */
+const REPLY_KEY = 'tollgate/elicitation';
+
+function isElicitation(schema) {
+  return Array.isArray(schema?.anyOf) && schema.anyOf[1]?.properties?.[REPLY_KEY] !== undefined;
+}
+
+function formSchema(schema) {
+  return isElicitation(schema) ? schema.anyOf[0] : schema;
+}
+
+/** Decline and Cancel buttons of an MCP elicitation; none for other suspensions. */
+function elicitationReplies(schema, onSubmit) {
+  if (!isElicitation(schema)) return [];
+  return ['decline', 'cancel'].map((action) => {
+    const button = h('button', { type: 'button' }, action === 'decline' ? 'Decline' : 'Cancel');
+    button.addEventListener('click', () => onSubmit({ [REPLY_KEY]: action }));
+    return button;
+  });
 }
 
 function parse(text) {

@@ -154,6 +154,8 @@ export type {
   GrantInput,
   GrantRelease,
   GrantWithDecision,
+  RunGrantWithDecision,
+  ApprovalGrant,
   RefusedRelease,
   ReleasedCall,
 } from './common/grant-types.js';

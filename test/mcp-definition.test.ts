@@ -5,6 +5,7 @@ import {
   gatedByAnnotations,
   type McpToolDefinition,
 } from '../src/mcp/mcp-definition.js';
+import { elicitationReply } from '../src/mcp/index.js';
 import { ElicitationAnswers, elicitationFingerprint } from '../src/mcp/mcp-elicitation.js';
 import type { ToolExecutionContext } from '../src/index.js';
 
@@ -67,8 +68,19 @@ describe('MCP annotations and pinning (no server)', () => {
     } as unknown as ToolExecutionContext;
     const answers = ElicitationAnswers.of(context);
     expect(answers.take(elicitationFingerprint('Other?', schema))).toBeUndefined();
-    expect(answers.take(asked)).toEqual({ account: 'A' });
-    expect(answers.take(asked)).toEqual({ account: 'B' });
+    expect(answers.take(asked)).toEqual({ action: 'accept', content: { account: 'A' } });
+    expect(answers.take(asked)).toEqual({ action: 'accept', content: { account: 'B' } });
     expect(answers.take(asked)).toBeUndefined();
+  });
+
+  it('turns a decline or cancel reply into that action, kept for later attempts', () => {
+    const asked = elicitationFingerprint('Which account?', {});
+    const suspendPayload = { kind: 'mcp-elicitation', fingerprint: asked, answered: [] };
+    const context = {
+      agent: { resumeData: elicitationReply('decline'), suspendPayload },
+    } as unknown as ToolExecutionContext;
+    const answers = ElicitationAnswers.of(context);
+    expect(answers.all).toEqual([{ fingerprint: asked, content: {}, action: 'decline' }]);
+    expect(answers.take(asked)).toEqual({ action: 'decline' });
   });
 });

@@ -113,7 +113,8 @@ export function createActivities(deps: ActivityDeps) {
           stillWaits: (notice) => callStillWaits(deps.client, notice),
         }),
       ),
-    findGrants: (input: FindGrantsInput) => classified(() => findGrants(deps.client, input)),
+    findGrants: (input: FindGrantsInput) =>
+      classified(() => findGrants(deps.client, input, deps.agents)),
     readSharedSpend: (input: SharedSpendInput) =>
       classified(() => readSharedSpend(deps.client, input)),
     commitSharedSpend: (input: SharedSpendInput) =>

@@ -4,8 +4,9 @@
  */
 import type { AgentClient } from '../temporal-client/agent-client.js';
 import type { AgentStream } from '../stream/agent-stream.js';
-import type { GrantWithDecision } from '../common/grant-types.js';
+import type { GrantWithDecision, RunGrantWithDecision } from '../common/grant-types.js';
 import type { JsonValue } from '../common/json.js';
+import { elicitationReply } from '../common/mcp-elicitation-reply.js';
 import type { DecidedBy } from '../common/run-types.js';
 import {
   stringOption,
@@ -38,7 +39,7 @@ async function decideAndFollow(input: CommandInput, kind: Kind): Promise<ExitCod
   const runId = input.args[0]!;
   const toolCallId = stringOption(input, 'tool-call');
   const decidedBy = decidedByFrom(stringOption(input, 'as'), stringOption(input, 'roles'));
-  const resumeData = kind === 'resume' ? parseData(stringOption(input, 'data')) : undefined;
+  const resumeData = kind === 'resume' ? parseData(input) : undefined;
   const tollgate = openTollgate(input.global);
   try {
     output.progress(`Looking up run ${runId}…`);
@@ -104,12 +105,17 @@ function send(agent: AgentClient, kind: Kind, decision: Decision): Promise<Agent
   }
 }
 
-/** `--grant <duration> [--grant-scope thread|resource] [--grant-args]`. */
-function grantOption(input: CommandInput): { grant?: GrantWithDecision } {
+/** `--grant <duration> [--grant-scope thread|resource] [--grant-args]`, or `--grant-scope run`. */
+function grantOption(input: CommandInput): { grant?: GrantWithDecision | RunGrantWithDecision } {
   const duration = stringOption(input, 'grant');
   const scope = stringOption(input, 'grant-scope') ?? 'thread';
   const matchArgs = input.options['grant-args'] === true;
   const noRelease = input.options['no-release'] === true;
+  if (scope === 'run') {
+    if (duration !== undefined || matchArgs || noRelease)
+      throw new UsageError('--grant-scope run stands alone: it lasts as long as the run.');
+    return { grant: { scope: 'run' } };
+  }
   if (duration === undefined) {
     if (scope !== 'thread' || matchArgs || noRelease)
       throw new UsageError('--grant-* go with --grant <duration>.');
@@ -138,11 +144,20 @@ function editedArgs(raw: string | undefined): { args?: JsonValue } {
   return raw === undefined ? {} : { args: parseJson(raw, '--args', '{"id":"rec-7"}') };
 }
 
-function parseData(raw: string | undefined): JsonValue {
-  if (raw === undefined) {
-    throw new UsageError(`resume needs --data '<json>': the data the suspended tool asked for.`);
+/** `--data` as JSON, or `--elicitation decline|cancel` as the reply that declines or cancels. */
+function parseData(input: CommandInput): JsonValue {
+  const raw = stringOption(input, 'data');
+  const action = stringOption(input, 'elicitation');
+  if ((raw === undefined) === (action === undefined)) {
+    throw new UsageError(
+      `resume needs one of --data '<json>' (the data the suspended tool asked for) or --elicitation decline|cancel.`,
+    );
   }
-  return parseJson(raw, '--data', '{"city":"Paris"}');
+  if (action === undefined) return parseJson(raw!, '--data', '{"city":"Paris"}');
+  if (action !== 'decline' && action !== 'cancel') {
+    throw new UsageError(`--elicitation is 'decline' or 'cancel', not "${action}".`);
+  }
+  return elicitationReply(action);
 }
 
 function parseJson(raw: string, flag: string, example: string): JsonValue {

@@ -24,8 +24,9 @@ export const GRANT_WITH_APPROVAL: Record<string, OptionSpec> = {
   },
   'grant-scope': {
     type: 'string',
-    value: '<thread|resource>',
-    description: "With --grant: the run's memory thread or its whole resource (default: thread)",
+    value: '<thread|resource|run>',
+    description:
+      "With --grant: the run's memory thread or its whole resource (default: thread); run, alone: this run only",
   },
   'grant-args': {
     type: 'boolean',

@@ -185,12 +185,20 @@ export const RUN_COMMANDS: CommandSpec[] = [
       "Resume a call its tool suspended, with data checked against the tool's resume schema.",
     args: ['runId'],
     options: {
-      data: { type: 'string', value: '<json>', description: 'Resume data, as JSON (required)' },
+      data: { type: 'string', value: '<json>', description: 'Resume data, as JSON' },
+      elicitation: {
+        type: 'string',
+        value: 'decline|cancel',
+        description: "Decline or cancel an MCP server's question instead of giving --data",
+      },
       'tool-call': TOOL_CALL,
       ...DECIDER,
       wait: WAIT,
     },
-    examples: [`tollgate resume weather-77 --data '{"city":"Paris"}'`],
+    examples: [
+      `tollgate resume weather-77 --data '{"city":"Paris"}'`,
+      'tollgate resume pay-12 --elicitation decline',
+    ],
     load: async () => (await import('./decide.js')).resume,
   },
   {

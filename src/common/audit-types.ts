@@ -100,10 +100,12 @@ export type ToolCallAuditEntry = {
   | {
       /** A grant let the call run without waiting (docs/grants.md). */
       type: 'grant-used';
+      /** A grant's id; `run:<toolCallId>` for a grant for this run only, given with that call's approval. */
       grantId: string;
       grantedBy?: DecidedBy;
       fingerprint: string;
-      expiresAt: string;
+      /** When the grant expires; absent for a grant for this run only. */
+      expiresAt?: string;
     }
   | {
       /** The call's rules escalated it: `to` decides from now on (docs/escalation.md). */

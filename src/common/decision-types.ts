@@ -41,6 +41,13 @@ export interface DecisionInput {
    * the grant, judged like any approval. Updates only, approvals only, never a quorum.
    */
   grant?: DecisionGrant;
+  /**
+   * `true` with an approval: the tool's later gated calls in this run (and only this run) run
+   * without asking, as long as the gate sees the definition this approval saw and the approver
+   * could approve them (docs/grants.md "For this run"). No memory thread needed; nothing is kept
+   * outside the run. Approvals only, never edited args, a quorum or a sub-agent's call.
+   */
+  runGrant?: boolean;
 }
 
 /** The grant a decision applies (`DecisionInput.grant`). */

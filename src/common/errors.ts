@@ -52,6 +52,8 @@ export const TOLLGATE_ERROR_CODES = [
   'MCP_TOOL_NOT_FOUND',
   'MCP_TOOL_TIMEOUT',
   'MCP_TOOL_LIST_LIMIT',
+  // The server needs an OAuth authorization that the worker's provider has no tokens for.
+  'MCP_AUTH_REQUIRED',
   // Chat channels and signed decision links (issue 17.2).
   'LINK_INVALID',
   'LINK_EXPIRED',

@@ -8,8 +8,17 @@ import type { JsonValue } from './json.js';
 /** What a caller asks for: "always allow this tool here for this long". */
 export interface GrantInput {
   agentId: string;
-  /** The tool's name as the model sees it (its key), as in policies and the audit. */
-  toolName: string;
+  /**
+   * The tool's name as the model sees it (its key), as in policies and the audit. Give this or
+   * `mcpServer`.
+   */
+  toolName?: string;
+  /**
+   * Every tool of this MCP server (its `mcpTools({ name })`) that the agent has, instead of one
+   * `toolName`: bound to the server's stored pins as they are now (docs/grants.md). Not with
+   * `args` or `definition`.
+   */
+  mcpServer?: string;
   /** The resource (tenant, `memory.resource`) whose runs the grant covers. */
   resourceId: string;
   /** Only runs of this memory thread of the resource; absent: every thread of the resource. */
@@ -30,9 +39,13 @@ export interface GrantInput {
 export interface Grant {
   grantId: string;
   agentId: string;
-  toolName: string;
   resourceId: string;
   threadId?: string;
+  /**
+   * The tool's key, or `mcp:<server>/*` for a grant of every tool of an MCP server (whose
+   * `definition` is then the digest of the server's stored pins).
+   */
+  toolName: string;
   /** Fingerprint of `{ args, toolName }` when the grant covers one set of arguments only. */
   fingerprint?: string;
   args?: JsonValue;
@@ -81,6 +94,17 @@ export interface FindGrantsInput {
   threadId?: string;
   toolNames: string[];
 }
+
+/**
+ * `approve(..., { grant: { scope: 'run' } })`: the tool's later gated calls in this run only run
+ * without asking (docs/grants.md "For this run"); kept in the run, no memory thread needed.
+ */
+export interface RunGrantWithDecision {
+  scope: 'run';
+}
+
+/** What an approval may grant: a standing grant, or one for this run only. */
+export type ApprovalGrant = GrantWithDecision | RunGrantWithDecision;
 
 /** `approve(..., { grant })`: the decision applies and a grant for the call's tool is made. */
 export interface GrantWithDecision {

@@ -17,6 +17,7 @@ import type {
 } from './grant-types.js';
 import { canonicalJson } from './json.js';
 import { idProblem } from './limits.js';
+import { serverGrantToolName } from './mcp-server-grant.js';
 
 /** Longest a grant may last, ms: 90 days. */
 export const MAX_GRANT_MS = 90 * 86_400_000;
@@ -40,7 +41,8 @@ export const EMPTY_GRANTS: GrantsState = { grants: [], ended: [] };
  */
 export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefined): GrantRequest {
   if (input === null || typeof input !== 'object') throw invalid('A grant must be an object.');
-  const { agentId, toolName, resourceId, threadId, args, definition, reason } = input;
+  const { agentId, resourceId, threadId, args, definition, reason } = input;
+  const toolName = toolNameOf(input);
   const ids = { agentId, toolName, resourceId, ...(threadId !== undefined ? { threadId } : {}) };
   for (const [field, value] of Object.entries(ids)) {
     const problem = idProblem(value, `grant.${field}`);
@@ -71,6 +73,25 @@ export function grantRequestOf(input: GrantInput, grantedBy: DecidedBy | undefin
     ...(reason !== undefined ? { reason } : {}),
     durationMs,
   };
+}
+
+/** The grant's tool name: its `toolName`, or its MCP server's (`serverGrantToolName`). */
+function toolNameOf(input: GrantInput): string {
+  const { toolName, mcpServer, args, definition } = input;
+  if (mcpServer === undefined) return toolName as string;
+  if (toolName !== undefined) {
+    throw invalid(
+      `A grant names toolName or mcpServer, not both ("${toolName}", "${String(mcpServer)}").`,
+    );
+  }
+  const problem = idProblem(mcpServer, 'grant.mcpServer');
+  if (problem) throw invalid(problem);
+  if (args !== undefined || definition !== undefined) {
+    throw invalid(
+      "A grant for every tool of an MCP server takes no args or definition: it is bound to the server's stored pins; grant one tool for those.",
+    );
+  }
+  return serverGrantToolName(mcpServer);
 }
 
 /** A grant's length in ms. @throws TollgateError `INVALID_GRANT`. */

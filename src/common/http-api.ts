@@ -7,7 +7,7 @@ import type { AgentListing } from './directory-types.js';
 import type { JsonValue } from './json.js';
 import type { AuditEntry, HandOffInput, PendingToolCall, SuspendedRun } from './run-types.js';
 import type { BatchDecision, BatchDecisionResult } from './batch-decisions.js';
-import type { Grant, GrantInput, GrantWithDecision } from './grant-types.js';
+import type { ApprovalGrant, Grant, GrantInput } from './grant-types.js';
 import type { MovedRun } from './deployment-types.js';
 export type { ForkRequest as ForkBody, ForksResponse } from './fork-types.js';
 
@@ -111,8 +111,8 @@ export interface ApproveBody {
   args?: JsonValue;
   /** A budget approval's raise of the run's limit: required there, positive (docs/budgets.md). */
   amount?: number;
-  /** Also give a grant for the call's tool, in the token's name (docs/grants.md). */
-  grant?: GrantWithDecision;
+  /** Also grant the call's tool, in the token's name, or `{ scope: 'run' }` (docs/grants.md). */
+  grant?: ApprovalGrant;
 }
 
 export interface DeclineBody {

@@ -34,6 +34,12 @@ export type { AgentDescription, AgentListing } from '../common/directory-types.j
 export * from '../common/http-api.js';
 export type { BatchDecision, BatchDecisionResult } from '../common/batch-decisions.js';
 export { RemoteGrants } from './remote-grants.js';
+export {
+  elicitationReply,
+  ELICITATION_REPLY_KEY,
+  type McpElicitationAction,
+  type McpElicitationReply,
+} from '../common/mcp-elicitation-reply.js';
 export { RemoteLivePolicies } from './remote-live-policies.js';
 export type { LivePolicyChange, LivePolicyResult, LiveToolRule } from '../common/live-policy.js';
 export type {
@@ -41,6 +47,8 @@ export type {
   GrantInput,
   GrantRelease,
   GrantWithDecision,
+  RunGrantWithDecision,
+  ApprovalGrant,
   RefusedRelease,
   ReleasedCall,
 } from '../common/grant-types.js';

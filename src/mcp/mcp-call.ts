@@ -1,16 +1,18 @@
-import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ErrorCode,
+  McpError,
+  UrlElicitationRequiredError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { TollgateError } from '../common/errors.js';
-import { toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import { toJsonValue, type JsonValue } from '../common/json.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
 import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
-import {
-  ElicitationAnswers,
-  elicitationFingerprint,
-  type McpElicitationPayload,
-} from './mcp-elicitation.js';
+import { ElicitationAnswers, questionOf, type ParkedQuestion } from './mcp-elicitation.js';
 import { pinOf, type Pinned, type PinnedTool } from './mcp-pin-store.js';
-import type { McpClientPool } from './mcp-pool.js';
+import { authRequired, type McpClientPool } from './mcp-pool.js';
 
 /** What a call needs to know about its tool and server. */
 export interface McpCallSetup extends PinnedTool {
@@ -68,8 +70,9 @@ async function checkDefinition(setup: McpCallSetup, context: ToolExecutionContex
 
 /**
  * Calls the tool on the server. An elicitation the call has an answer for (from an earlier
- * suspension of the same call) is answered; a new one ends the attempt and parks the call with
- * the server's schema as its `resumeSchema`; the call runs again, from the top, on resume.
+ * suspension of the same call) is answered (accepted with its data, or declined or cancelled);
+ * a new one ends the attempt and parks the call with the server's schema, or a decline or cancel
+ * reply, as its `resumeSchema`; the call runs again, from the top, on resume.
  */
 export async function callMcpTool(
   setup: McpCallSetup,
@@ -83,22 +86,12 @@ export async function callMcpTool(
   const controller = new AbortController();
   const cancel = () => controller.abort(context.abortSignal.reason);
   context.abortSignal.addEventListener('abort', cancel, { once: true });
-  let asked: McpElicitationPayload | undefined;
+  let asked: ParkedQuestion | undefined;
   lease.onElicitation(async (params) => {
-    if (params.mode === 'url') return { action: 'decline' };
-    const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
-    const fingerprint = elicitationFingerprint(params.message, requestedSchema);
-    const content = answers.take(fingerprint);
-    if (content) return { action: 'accept', content: content as Record<string, string> };
-    asked = {
-      kind: 'mcp-elicitation',
-      server: setup.server,
-      tool: name,
-      message: params.message,
-      requestedSchema,
-      fingerprint,
-      answered: [...answers.all],
-    };
+    const question = questionOf(params);
+    const answer = answers.take(question.payload.fingerprint);
+    if (answer) return answer;
+    asked = question;
     // Nobody can answer while this attempt waits: end it; the server sees a cancelled call.
     controller.abort();
     return { action: 'cancel' };
@@ -116,7 +109,15 @@ export async function callMcpTool(
     );
     return toolOutput(setup.server, name, result as CallToolResult);
   } catch (error) {
-    if (asked) return context.agent.suspend(asked, { resumeSchema: asked.requestedSchema });
+    // A server may also refuse the call until the user went through a page (URL mode).
+    if (!asked && error instanceof UrlElicitationRequiredError && error.elicitations[0]) {
+      asked = questionOf(error.elicitations[0]);
+    }
+    if (asked) {
+      const parked = { kind: 'mcp-elicitation' as const, server: setup.server, tool: name };
+      const payload = { ...parked, ...asked.payload, answered: [...answers.all] };
+      return context.agent.suspend(payload, { resumeSchema: asked.resumeSchema });
+    }
     broken = !(error instanceof TollgateError);
     throw callError(error, setup, name);
   } finally {
@@ -151,6 +152,7 @@ function toolOutput(server: string, name: string, result: CallToolResult): JsonV
 function callError(error: unknown, setup: McpCallSetup, name: string): unknown {
   const { server } = setup;
   if (error instanceof TollgateError) return error;
+  if (error instanceof UnauthorizedError) return authRequired(server, error);
   const protocol = asProtocolError(error, server, `tools/call of "${name}"`);
   if (protocol !== error) return protocol;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {

@@ -1,4 +1,11 @@
-import { canonicalJson, type JsonObject, type JsonValue } from '../common/json.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import { canonicalJson, toJsonValue, type JsonObject, type JsonValue } from '../common/json.js';
+import {
+  elicitationResumeSchema,
+  replyActionOf,
+  urlElicitationResumeSchema,
+  type McpElicitationAction,
+} from '../common/mcp-elicitation-reply.js';
 import { sha256Hex } from '../common/sha256.js';
 import type { ToolExecutionContext } from '../definitions/create-tool.js';
 
@@ -13,11 +20,55 @@ export interface McpElicitationPayload {
   tool: string;
   /** The server's question. */
   message: string;
-  /** The server's requested schema: the suspension's `resumeSchema`. */
+  /** The server's requested schema (form mode); `{}` in URL mode. */
   requestedSchema: JsonObject;
-  /** Hex SHA-256 of the canonical JSON of `{ message, requestedSchema }`. */
+  /**
+   * Hex SHA-256 of the canonical JSON of `{ message, requestedSchema }`; in URL mode of
+   * `{ message, requestedSchema: { mode: 'url' } }` (a URL carries per-request state).
+   */
   fingerprint: string;
-  answered: Array<{ fingerprint: string; content: JsonObject }>;
+  answered: ElicitationAnswer[];
+  /** `'url'`: the user must go through the page at `url` (an OAuth or payment page). */
+  mode?: 'url';
+  /** URL mode: the page to open. */
+  url?: string;
+  /** URL mode: the server's id of this elicitation. */
+  elicitationId?: string;
+}
+
+/** What a call parks on: the question as its payload tells it, and the resume data it takes. */
+export interface ParkedQuestion {
+  payload: Omit<McpElicitationPayload, 'answered' | 'server' | 'tool' | 'kind'>;
+  resumeSchema: JsonObject;
+}
+
+/** The server's elicitation, in form or URL mode, as a call parks on it. */
+export function questionOf(params: ElicitRequest['params']): ParkedQuestion {
+  if (params.mode === 'url') {
+    const { message, url, elicitationId } = params;
+    const fingerprint = elicitationFingerprint(message, { mode: 'url' });
+    return {
+      payload: { message, requestedSchema: {}, fingerprint, mode: 'url', url, elicitationId },
+      resumeSchema: urlElicitationResumeSchema(),
+    };
+  }
+  const requestedSchema = toJsonValue(params.requestedSchema) as JsonObject;
+  const fingerprint = elicitationFingerprint(params.message, requestedSchema);
+  return {
+    payload: { message: params.message, requestedSchema, fingerprint },
+    resumeSchema: elicitationResumeSchema(requestedSchema),
+  };
+}
+
+/**
+ * One answer to an elicitation: its `content`, or, with `action`, a decline or cancel (then
+ * `content` is empty).
+ */
+export interface ElicitationAnswer {
+  fingerprint: string;
+  content: JsonObject;
+  /** Absent: accepted with `content`. */
+  action?: McpElicitationAction;
 }
 
 /** Identifies an elicitation across runs of the same call: its message and its schema. */
@@ -29,27 +80,31 @@ export function elicitationFingerprint(message: string, requestedSchema: unknown
 export class ElicitationAnswers {
   private readonly used = new Set<number>();
 
-  constructor(readonly all: ReadonlyArray<{ fingerprint: string; content: JsonObject }>) {}
+  constructor(readonly all: ReadonlyArray<ElicitationAnswer>) {}
 
   /** From the suspension this execution resumes (if it was an elicitation) and its resume data. */
   static of(context: ToolExecutionContext): ElicitationAnswers {
     const previous = context.agent.suspendPayload;
     const data = context.agent.resumeData;
     if (!isElicitationPayload(previous) || !isObject(data)) return new ElicitationAnswers([]);
-    return new ElicitationAnswers([
-      ...previous.answered,
-      { fingerprint: previous.fingerprint, content: data },
-    ]);
+    const { fingerprint } = previous;
+    const action = replyActionOf(data);
+    const answer: ElicitationAnswer = action
+      ? { fingerprint, content: {}, action }
+      : { fingerprint, content: data };
+    return new ElicitationAnswers([...previous.answered, answer]);
   }
 
-  /** The first unused answer to an elicitation with this fingerprint. */
-  take(fingerprint: string): JsonObject | undefined {
+  /** The server's answer from the first unused answer to an elicitation with this fingerprint. */
+  take(fingerprint: string): ElicitResult | undefined {
     const index = this.all.findIndex(
       (answer, at) => !this.used.has(at) && answer.fingerprint === fingerprint,
     );
     if (index < 0) return undefined;
     this.used.add(index);
-    return this.all[index]!.content;
+    const answer = this.all[index]!;
+    if (answer.action) return { action: answer.action };
+    return { action: 'accept', content: answer.content as Record<string, string> };
   }
 }
 

@@ -1,7 +1,9 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { TollgateError } from '../common/errors.js';
 import type { ApprovalPolicy } from '../definitions/approval-policy.js';
 import type { Tool, ToolRetryOptions } from '../definitions/create-tool.js';
+import type { McpToolsChangeHandler } from './mcp-list-changed.js';
 
 /** How to reach an MCP server: give exactly one of `command`, `url` or `transport`. */
 export interface McpConnectionOptions {
@@ -19,6 +21,14 @@ export interface McpConnectionOptions {
   url?: string | URL;
   /** Headers of every HTTP request to `url` (e.g. `Authorization`). */
   headers?: Record<string, string>;
+  /**
+   * OAuth for the Streamable HTTP server at `url`: the SDK's client auth provider, which holds
+   * the client's registration and tokens and refreshes them (docs/mcp.md "OAuth"). It lives on the
+   * worker: its tokens are never in an activity's input or result, so never in a run's history.
+   * Without tokens, connecting starts its authorization (`redirectToAuthorization`) and fails with
+   * `MCP_AUTH_REQUIRED`.
+   */
+  authProvider?: OAuthClientProvider;
   /** Any other transport of the SDK: called once per connection, so it must build a new one. */
   transport?: () => Transport;
 }
@@ -83,6 +93,13 @@ export interface McpToolsOptions extends McpConnectionOptions {
   timeoutMs?: number;
   /** An idle pooled connection is closed after this long, ms. Default 30000. */
   idleTimeoutMs?: number;
+  /**
+   * Called each time the server's `notifications/tools/list_changed` (received on any open
+   * connection) made the worker list the tools again and check them against their pins, with
+   * the tools that drifted. Calls are judged as always; this only tells you at once. Default:
+   * a console warning per drifted tool.
+   */
+  onToolsChanged?: McpToolsChangeHandler;
 }
 
 /** Checks the options; throws `INVALID_OPTIONS` naming the bad field. */
@@ -100,6 +117,18 @@ export function checkMcpOptions(options: McpToolsOptions): void {
     throw new TollgateError(
       'INVALID_OPTIONS',
       `mcpTools(): onDrift must be 'gate' or 'refuse', not ${JSON.stringify(options.onDrift)}.`,
+    );
+  }
+  if (options.onToolsChanged !== undefined && typeof options.onToolsChanged !== 'function') {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'mcpTools(): onToolsChanged must be a function that takes the re-check of the tools.',
+    );
+  }
+  if (options.authProvider !== undefined && options.url === undefined) {
+    throw new TollgateError(
+      'INVALID_OPTIONS',
+      'mcpTools(): authProvider goes with url (a Streamable HTTP server); give the OAuth provider to your own transport otherwise.',
     );
   }
   if (options.transport !== undefined && typeof options.transport !== 'function') {

@@ -1,9 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ElicitRequestSchema,
+  ToolListChangedNotificationSchema,
   type ElicitRequest,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -38,6 +40,7 @@ const pools = new Set<McpClientPool>();
 export class McpClientPool {
   private idle: Pooled[] = [];
   private readonly open = new Set<Pooled>();
+  private toolListChanged?: (client: Client) => void;
 
   constructor(
     private readonly connection: McpConnectionOptions,
@@ -70,6 +73,14 @@ export class McpClientPool {
     };
   }
 
+  /**
+   * Called with the connection that received the server's `notifications/tools/list_changed`,
+   * on any open connection, leased or idle.
+   */
+  onToolListChanged(listener: (client: Client) => void): void {
+    this.toolListChanged = listener;
+  }
+
   /** Closes every connection of this pool. */
   async closeAll(): Promise<void> {
     this.idle = [];
@@ -79,12 +90,15 @@ export class McpClientPool {
   private async connect(): Promise<Pooled> {
     const client = new Client(
       { name: 'tollgate', version: '0.1.0' },
-      { capabilities: { elicitation: { form: {} } } },
+      { capabilities: { elicitation: { form: {}, url: {} } } },
     );
     const pooled: Pooled = { client, closed: false };
     client.setRequestHandler(ElicitRequestSchema, async (request) =>
       pooled.handler ? pooled.handler(request.params) : { action: 'decline' },
     );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.toolListChanged?.(client);
+    });
     client.onclose = () => {
       pooled.closed = true;
       this.open.delete(pooled);
@@ -93,6 +107,7 @@ export class McpClientPool {
       await client.connect(this.transport());
     } catch (error) {
       await client.close().catch(() => undefined);
+      if (error instanceof UnauthorizedError) throw authRequired(this.label, error);
       throw new TollgateError(
         'MCP_CONNECTION_FAILED',
         `MCP server "${this.label}" could not be reached (${error instanceof Error ? error.message : String(error)}); check its command or URL and that it runs.`,
@@ -115,11 +130,11 @@ export class McpClientPool {
         stderr: this.connection.stderr ?? 'inherit',
       });
     }
-    const headers = this.connection.headers;
-    return new StreamableHTTPClientTransport(
-      new URL(String(url)),
-      headers ? { requestInit: { headers } } : undefined,
-    );
+    const { headers, authProvider } = this.connection;
+    return new StreamableHTTPClientTransport(new URL(String(url)), {
+      ...(headers ? { requestInit: { headers } } : {}),
+      ...(authProvider ? { authProvider } : {}),
+    });
   }
 
   private park(pooled: Pooled): void {
@@ -145,4 +160,16 @@ export class McpClientPool {
  */
 export async function closeMcpConnections(): Promise<void> {
   await Promise.all([...pools].map((pool) => pool.closeAll()));
+}
+
+/**
+ * The server answered 401 and the worker's OAuth provider could not authorize without a person:
+ * it was sent to its authorization page (`redirectToAuthorization`).
+ */
+export function authRequired(server: string, cause: unknown): TollgateError {
+  return new TollgateError(
+    'MCP_AUTH_REQUIRED',
+    `MCP server "${server}" needs an OAuth authorization the worker's authProvider has no valid tokens for; complete its authorization (the provider's redirectToAuthorization was called) so it holds tokens, then call again.`,
+    { cause },
+  );
 }

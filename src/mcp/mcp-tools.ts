@@ -17,6 +17,7 @@ import {
   type ToolAnnotations,
 } from './mcp-definition.js';
 import { checkMcpOptions, serverLabel, type McpToolsOptions } from './mcp-options.js';
+import { toolListWatcher, warnOnDrift } from './mcp-list-changed.js';
 import { registerSetup } from './mcp-pin-store.js';
 import { McpClientPool } from './mcp-pool.js';
 
@@ -81,6 +82,7 @@ export async function mcpTools(options: McpToolsOptions): Promise<Record<string,
     ? listed.filter((tool) => options.include!.includes(tool.name))
     : listed;
   const tools: Record<string, McpTool> = {};
+  const setups: McpCallSetup[] = [];
   for (const definition of chosen) {
     const key = toolKey(options.prefix ?? '', definition.name);
     if (tools[key]) {
@@ -89,8 +91,9 @@ export async function mcpTools(options: McpToolsOptions): Promise<Record<string,
         `MCP server "${server}": tools "${tools[key].mcp.name}" and "${definition.name}" both become "${key}"; use include to pick one.`,
       );
     }
-    tools[key] = toTool(key, definition, { options, server, pool });
+    tools[key] = toTool(key, definition, { options, server, pool, setups });
   }
+  pool.onToolListChanged(toolListWatcher(server, setups, options.onToolsChanged ?? warnOnDrift));
   return tools;
 }
 
@@ -109,7 +112,7 @@ function toolKey(prefix: string, name: string): string {
 function toTool(
   key: string,
   definition: McpToolDefinition,
-  shared: { options: McpToolsOptions; server: string; pool: McpClientPool },
+  shared: { options: McpToolsOptions; server: string; pool: McpClientPool; setups: McpCallSetup[] },
 ): McpTool {
   const { options, server, pool } = shared;
   const overrides = options.tools?.[definition.name] ?? {};
@@ -145,6 +148,7 @@ function toTool(
     ...(definition.annotations ? { annotations: definition.annotations } : {}),
   };
   registerSetup(mcp, setup);
+  shared.setups.push(setup);
   return Object.freeze({ ...tool, mcp });
 }
 

@@ -104,12 +104,15 @@ export const approveBody: z.ZodType<ApproveBody> = z.object({
   // Any number: the run refuses one that is not positive (`INVALID_BUDGET_AMOUNT`).
   amount: z.number().optional(),
   grant: z
-    .object({
-      for: z.union([z.string().min(1), z.number()]),
-      scope: z.enum(['thread', 'resource']),
-      matchArgs: z.boolean().optional(),
-      release: z.boolean().optional(),
-    })
+    .union([
+      z.object({
+        for: z.union([z.string().min(1), z.number()]),
+        scope: z.enum(['thread', 'resource']),
+        matchArgs: z.boolean().optional(),
+        release: z.boolean().optional(),
+      }),
+      z.object({ scope: z.literal('run') }).strict(),
+    ])
     .optional(),
 });
 
@@ -231,7 +234,9 @@ export const pendingToolCallsQuery = z.object({ runId: id });
 /** The duration is checked by the runtime (`INVALID_GRANT` names what is wrong with it). */
 export const grantBody: z.ZodType<GrantBody> = z.object({
   agentId: id,
-  toolName: id,
+  // One of the two; the runtime says which is missing or doubled (INVALID_GRANT).
+  toolName: id.optional(),
+  mcpServer: id.optional(),
   resourceId: id,
   threadId: id.optional(),
   for: z.union([z.string().min(1), z.number()]),

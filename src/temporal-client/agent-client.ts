@@ -38,7 +38,7 @@ import {
 import { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
 import { ScopeGuard, type SeenRun } from './scope-guard.js';
-import { giveAndRelease, grantForDecision } from './grant-with-decision.js';
+import { giveAndRelease, grantForDecision, splitGrant } from './grant-with-decision.js';
 import { checkActiveTools, startRun } from './start-run.js';
 import { checkHandOffOptions, sendHandOff, type HandOffOptions } from './hand-off.js';
 
@@ -89,8 +89,8 @@ export class AgentClient {
 
   /** With `grant`, also gives a grant for the call's tool (docs/grants.md) and releases it. */
   async approveToolCall(options: ApproveOptions): Promise<AgentStream> {
-    const decision = checkDecision({ ...options, grant: undefined }, 'approveToolCall');
-    return this.decide('approve', decision, options.grant);
+    const { standing, decision } = splitGrant(options);
+    return this.decide('approve', checkDecision(decision, 'approveToolCall'), standing);
   }
 
   async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
@@ -254,7 +254,7 @@ export class AgentClient {
   private async decide(
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
-    grant?: ApproveOptions['grant'],
+    grant?: Exclude<ApproveOptions['grant'], { scope: 'run' }>,
   ): Promise<AgentStream> {
     const { client, run } = await this.ownRun('decide', options.runId);
     const { grants } = this.context;

@@ -23,6 +23,8 @@ export interface DecisionExtras {
   channel?: 'link' | 'slack';
   /** The standing grant that approves the call (a grant's release). */
   grant?: DecisionGrant;
+  /** An approval that also grants the tool for the rest of this run (`DecisionInput.runGrant`). */
+  runGrant?: true;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function applyDecision(
   run?: SeenRun,
 ): Promise<AppliedDecision> {
   const { toolCallId, fingerprint, reason, decidedBy, resumeData, args, channel } = options;
-  const { amount, grant } = options;
+  const { amount, grant, runGrant } = options;
   const input = {
     agentId: agentId,
     ...(args !== undefined ? { args } : {}),
@@ -54,6 +56,7 @@ export async function applyDecision(
     ...(resumeData !== undefined ? { resumeData } : {}),
     ...(channel !== undefined ? { channel } : {}),
     ...(grant !== undefined ? { grant } : {}),
+    ...(runGrant === true ? { runGrant } : {}),
   } satisfies DecisionInput;
   return sendWithinWait(context, client, decisionUpdates[kind], input, options, run);
 }

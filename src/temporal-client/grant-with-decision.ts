@@ -1,6 +1,11 @@
 import type { DecidedBy } from '../common/decision-types.js';
 import { TollgateError } from '../common/errors.js';
-import type { GrantRelease, GrantRequest, GrantWithDecision } from '../common/grant-types.js';
+import type {
+  GrantRelease,
+  GrantRequest,
+  GrantWithDecision,
+  RunGrantWithDecision,
+} from '../common/grant-types.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import type { Scope } from '../common/scope.js';
 import type { GrantRegistry } from './grants.js';
@@ -91,6 +96,18 @@ export async function giveAndRelease(
   const grant = await registry.add(request);
   if (options.release === false) return undefined;
   return releaseCovered(deps, grant, approved);
+}
+
+/**
+ * An approval's grant: one for this run only goes with the decision itself (`runGrant`), any
+ * other is a standing grant, given after the decision applies.
+ */
+export function splitGrant<T extends { grant?: GrantWithDecision | RunGrantWithDecision }>(
+  options: T,
+): { standing?: GrantWithDecision; decision: Omit<T, 'grant'> & { runGrant?: true } } {
+  const { grant, ...decision } = options;
+  if (grant?.scope === 'run') return { decision: { ...decision, runGrant: true } };
+  return grant === undefined ? { decision } : { standing: grant as GrantWithDecision, decision };
 }
 
 function invalid(message: string): TollgateError {

@@ -18,9 +18,11 @@ import {
   type Scope,
 } from '../common/scope.js';
 import { GRANTS_MEMO_KEY, GRANTS_WORKFLOW, grantsRegistryId } from '../common/wire.js';
+import { pinsDigest, serverOfGrant } from '../common/mcp-server-grant.js';
 import type { AgentDirectory } from './agent-directory.js';
 import { toTollgateError } from './errors.js';
 import { releaseCovered, type ReleaseDeps } from './grant-release.js';
+import { McpPinRegistry } from './mcp-pins.js';
 import { readRegistryMemo, startRegistry, type RegistryRef } from './registry-memo.js';
 import { sendUpdate } from './send-update.js';
 
@@ -103,6 +105,8 @@ export class GrantRegistry {
     requireAction(caller.scope, 'decide');
     requireAgent(caller.scope, request.agentId);
     requireResource(caller.scope, request.resourceId);
+    const server = input.mcpServer !== undefined ? serverOfGrant(request) : undefined;
+    if (server !== undefined) return this.boundToPins(request, server);
     const { tools } = await this.directory.description(request.agentId);
     if (!tools.includes(request.toolName)) {
       throw new TollgateError(
@@ -111,6 +115,21 @@ export class GrantRegistry {
       );
     }
     return request;
+  }
+
+  /**
+   * A grant for every tool of an MCP server, bound to the server's stored pins as they are now.
+   * @throws TollgateError `INVALID_GRANT` when the server has no stored pins on this task queue.
+   */
+  private async boundToPins(request: GrantRequest, server: string): Promise<GrantRequest> {
+    const pins = await new McpPinRegistry(this.client, this.taskQueue, this.pollers).read(server);
+    if (!pins || Object.keys(pins.pins).length === 0) {
+      throw new TollgateError(
+        'INVALID_GRANT',
+        `MCP server "${server}" has no stored pins on task queue "${this.taskQueue}": start a worker with its tools (mcpTools({ name: '${server}' })) before granting them.`,
+      );
+    }
+    return { ...request, definition: pinsDigest(pins.pins) };
   }
 
   /** Gives a grant `prepare` checked; starts the registry on first use. */

@@ -1,4 +1,4 @@
-import type { GrantWithDecision } from '../common/grant-types.js';
+import type { GrantWithDecision, RunGrantWithDecision } from '../common/grant-types.js';
 import { TollgateError } from '../common/errors.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
 import { idProblem } from '../common/limits.js';
@@ -94,7 +94,7 @@ export interface ApproveOptions extends DecisionOptions {
    * Also allow the call's tool from now on, on the run's thread or resource, for `for`
    * (docs/grants.md). Checked before the decision is sent: a bad grant refuses both.
    */
-  grant?: GrantWithDecision;
+  grant?: GrantWithDecision | RunGrantWithDecision;
 }
 
 export type ResumeOptions = Omit<DecisionOptions, 'fingerprint' | 'reason'>;

@@ -15,6 +15,7 @@ const FIELDS = new Set([
   'deadline',
   'channel',
   'grant',
+  'runGrant',
 ]);
 
 /**
@@ -69,6 +70,12 @@ export function checkDecisionInput(raw: unknown): Checked {
     return {
       ok: false,
       message: 'Decision field "grant" must be { grantId: string, expiresAt: string }.',
+    };
+  }
+  if (input.runGrant !== undefined && input.runGrant !== true) {
+    return {
+      ok: false,
+      message: `Decision field "runGrant" may only be true, not ${describe(input.runGrant)}.`,
     };
   }
   const decidedBy = input.decidedBy;

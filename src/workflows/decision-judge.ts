@@ -53,11 +53,11 @@ type Located =
 export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown): Verdict {
   const input = checkDecisionInput(raw);
   if (!input.ok) return { ok: false, code: 'INVALID_DECISION', message: input.message };
-  const { reason, decidedBy, resumeData, args, amount, grant } = input.value;
+  const { reason, decidedBy, resumeData, args, amount, grant, runGrant } = input.value;
   const located = locateCall(state, kind, input.value);
   if (!located.ok) return located;
   const { call } = located;
-  if (grant !== undefined) {
+  if (grant !== undefined || runGrant === true) {
     const problem = grantProblem(call, kind, args);
     if (problem) return { ok: false, code: 'INVALID_GRANT', message: problem };
   }
@@ -81,6 +81,7 @@ export function judgeDecision(state: JudgedRun, kind: DecisionKind, raw: unknown
     ...(amount !== undefined ? { amount } : {}),
     ...(resumeData !== undefined ? { resumeData } : {}),
     ...(grant !== undefined ? { grant } : {}),
+    ...(runGrant === true ? { runGrant } : {}),
   };
   return { ok: true, call, decision };
 }

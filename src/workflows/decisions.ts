@@ -44,6 +44,14 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
       message: 'Unknown decision field "grant" (signals cannot carry it; send an update).',
     };
   }
+  if ((raw as DecisionInput | undefined)?.runGrant !== undefined) {
+    // Refused as an unknown field before run grants existed: signals still refuse it.
+    return {
+      ok: false,
+      code: 'INVALID_DECISION',
+      message: 'Unknown decision field "runGrant" (signals cannot carry it; send an update).',
+    };
+  }
   const verdict = judgeDecision(state.calls, kind, raw);
   const deadline = (raw as DecisionInput | undefined)?.deadline;
   if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;

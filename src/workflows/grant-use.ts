@@ -7,6 +7,7 @@ import { approvalRulesOf } from './approval-wait.js';
 import { auditRef } from './audit-log.js';
 import type { GateOutcome } from './gates.js';
 import { checkGovernance } from './governance.js';
+import { asGrant } from './run-grants.js';
 import type { RunState } from './run-state.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
@@ -26,7 +27,6 @@ export async function grantsFor(
   const granted = new Map<string, Grant>();
   const { input, manifest } = context;
   const { resourceId, threadId } = input;
-  if (resourceId === undefined) return granted;
   const candidates = calls.filter((call) => {
     const tool = manifest.tools[call.toolName];
     const gate = gates.get(call.toolCallId);
@@ -39,7 +39,10 @@ export async function grantsFor(
       call.invalidReason === undefined
     );
   });
-  if (candidates.length === 0 || !patched(GRANTS_PATCH)) return granted;
+  // Runs without a run grant (every run before they existed) skip this: no command either way.
+  const rest = withRunGrants(context, candidates, gates, granted);
+  if (resourceId === undefined) return granted;
+  if (rest.length === 0 || !patched(GRANTS_PATCH)) return granted;
   let found: Grant[];
   try {
     found = await findGrants({
@@ -47,14 +50,14 @@ export async function grantsFor(
       agentId: manifest.agentId,
       resourceId,
       ...(threadId !== undefined ? { threadId } : {}),
-      toolNames: [...new Set(candidates.map((call) => call.toolName))],
+      toolNames: [...new Set(rest.map((call) => call.toolName))],
     });
   } catch (error) {
     log.warn('Grants could not be read; the calls wait for a decision', { error: String(error) });
     return granted;
   }
   const run = { agentId: manifest.agentId, resourceId, threadId };
-  for (const call of candidates) {
+  for (const call of rest) {
     const tool = manifest.tools[call.toolName]!;
     const seen = { ...call, definition: gates.get(call.toolCallId)?.definition };
     const grant = found.find(
@@ -63,6 +66,31 @@ export async function grantsFor(
     if (grant) granted.set(call.toolCallId, grant);
   }
   return granted;
+}
+
+/**
+ * Puts the calls this run's own grants cover (`runGrant` approvals) into `granted`: same tool,
+ * and the definition the gate sees now is the one the approver saw. Answers the other calls.
+ */
+function withRunGrants(
+  context: ToolRunContext,
+  candidates: ModelToolCall[],
+  gates: Map<string, GateOutcome>,
+  granted: Map<string, Grant>,
+): ModelToolCall[] {
+  const { state, manifest, input } = context;
+  if (state.runGrants.length === 0) return candidates;
+  const run = { agentId: manifest.agentId, resourceId: input.resourceId };
+  return candidates.filter((call) => {
+    const definition = gates.get(call.toolCallId)?.definition;
+    const tool = manifest.tools[call.toolName]!;
+    const grant = state.runGrants
+      .filter((g) => g.toolName === call.toolName && g.definition === definition)
+      .map((g) => asGrant(g, run))
+      .find((g) => standsIn(context, call, tool, g));
+    if (grant) granted.set(call.toolCallId, grant);
+    return !grant;
+  });
 }
 
 /**
@@ -97,7 +125,8 @@ export function useGrant(state: RunState, call: ModelToolCall, grant: Grant): vo
     grantId: grant.grantId,
     ...(grantedBy ? { grantedBy } : {}),
     fingerprint: call.fingerprint,
-    expiresAt: grant.expiresAt,
+    // A run grant has none: it ends with the run.
+    ...(grant.expiresAt !== '' ? { expiresAt: grant.expiresAt } : {}),
   });
   state.audit.add({
     type: 'decision',

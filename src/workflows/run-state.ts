@@ -14,6 +14,7 @@ import { RunActivity } from './run-activity.js';
 import { StatusPublisher } from './status-publication.js';
 import { WaitingCalls } from './waiting-calls.js';
 import { waitingCall, type Decision, type WaitDetails, type WaitingCall } from './waiting-call.js';
+import { runGrantOf, type RunGrant } from './run-grants.js';
 
 const VERBS = { approve: 'approved', decline: 'declined', resume: 'resumed' } as const;
 
@@ -40,6 +41,8 @@ export class RunState {
   hereFirst = false;
   /** Live approval rules (docs/live-policies.md): from the manifest, then each change told. */
   readonly live: Record<string, boolean> = {};
+  /** Grants for this run only, given with approvals (`DecisionInput.runGrant`). */
+  readonly runGrants: RunGrant[] = [];
 
   constructor(
     readonly runId: string,
@@ -79,6 +82,8 @@ export class RunState {
     }
     this.auditDecision(call, decision, channel);
     this.calls.settle(call, decision);
+    const runGrant = runGrantOf(call, decision);
+    if (runGrant) this.runGrants.push(runGrant);
     this.activity.resumed();
     return {
       toolCallId: call.toolCallId,

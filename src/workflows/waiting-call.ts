@@ -43,6 +43,8 @@ export interface Decision {
   amount?: number;
   /** Approved by this standing grant (`DecisionInput.grant`). */
   grant?: DecisionGrant;
+  /** The approval also covers the tool's later calls in this run (`DecisionInput.runGrant`). */
+  runGrant?: true;
 }
 
 export interface WaitDetails {

@@ -41,7 +41,7 @@ export async function serverCalls(dir: string, tool?: string): Promise<CallLine[
 
 /**
  * Calls the tool the prompt names (`read`, `delete`, `transfer <n>`, `crash`, `broken`, `huge`,
- * `hang`, `chatty`), then reports the tool's output as its text.
+ * `hang`, `chatty`, `connect`, `pay`), then reports the tool's output as its text.
  */
 export const callByPrompt: TurnPicker = (prompt) => {
   const outputs = lastToolOutputs(prompt);
@@ -57,6 +57,8 @@ export const callByPrompt: TurnPicker = (prompt) => {
     ['huge', 'huge'],
     ['hang', 'hang'],
     ['chatty', 'chatty'],
+    ['connect', 'connect_account'],
+    ['pay', 'pay'],
   ] as const) {
     if (said.includes(word))
       return {

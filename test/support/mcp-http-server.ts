@@ -1,6 +1,6 @@
 /**
  * The test MCP server over Streamable HTTP (see `mcp-test-server.ts`), one session per client.
- * Prints `listening <port>` once it accepts connections. Env: MCP_STATE_DIR.
+ * Prints `listening <port>` once it accepts connections. Env: MCP_STATE_DIR, MCP_BEARER.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -12,8 +12,19 @@ if (!stateDir) throw new Error('mcp-http-server: MCP_STATE_DIR is not set.');
 
 const sessions = new Map<string, StreamableHTTPServerTransport>();
 
+/** With `MCP_BEARER` set, every request must carry that bearer token (an OAuth resource server). */
+const bearer = process.env.MCP_BEARER;
+
 const http = createServer((req, res) => {
   void (async () => {
+    if (bearer !== undefined) {
+      // OAuth discovery documents are not served: a client falls back to the default endpoints.
+      if (!req.url?.startsWith('/mcp')) return void res.writeHead(404).end();
+      if (req.headers.authorization !== `Bearer ${bearer}`) {
+        res.writeHead(401, { 'WWW-Authenticate': 'Bearer' }).end();
+        return;
+      }
+    }
     const id = req.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
