@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Agent, Tollgate } from '../src/index.js';
+import { z } from 'zod';
+import { Agent, createTool, Tollgate } from '../src/index.js';
+import { VISIBILITY_LAG_MS } from '../src/temporal-client/live-policies.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
   callNamed,
@@ -10,9 +12,19 @@ import {
   uniqueQueue,
 } from './support/harness.js';
 
-/** "chain <id>": delete-record, then transfer, then a text; anything else as `callNamed`. */
+/**
+ * "chain <id>": delete-record, then transfer, then a text; "slow <id>": pause (longer than a
+ * change's second look at visibility), then lookup; anything else as `callNamed`.
+ */
 const chainOrNamed: TurnPicker = (prompt, turn) => {
   const first = JSON.stringify(prompt.find((m) => m.role === 'user')?.content);
+  const slow = /slow ([\w-]+)/.exec(first)?.[1];
+  if (slow) {
+    const steps = prompt.filter((m) => m.role === 'tool').length;
+    if (steps === 0) return { toolCalls: [{ toolName: 'pause', args: { id: slow } }] };
+    if (steps === 1) return { toolCalls: [{ toolName: 'lookup', args: { id: slow } }] };
+    return { text: 'Looked up.' };
+  }
   const id = /chain ([\w-]+)/.exec(first)?.[1];
   if (!id) return callNamed(prompt, turn);
   const done = prompt.filter((m) => m.role === 'tool').length;
@@ -28,6 +40,14 @@ describe('live approval policies: an operator changes a rule while calls wait (d
     'delete-record': gatedRecordingTool('delete-record', executed),
     transfer: gatedRecordingTool('transfer', executed),
     lookup: lookup.tool,
+    pause: createTool({
+      id: 'pause',
+      inputSchema: z.object({ id: z.string() }),
+      execute: async () => {
+        await new Promise((resolve) => setTimeout(resolve, VISIBILITY_LAG_MS + 1_500));
+        return { paused: true };
+      },
+    }),
   };
   const agent = new Agent({ id: 'live-ruled', model: scriptedModel(chainOrNamed), tools });
   let tollgate: Tollgate;
@@ -165,4 +185,27 @@ describe('live approval policies: an operator changes a rule while calls wait (d
     ).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     expect(await tollgate.livePolicies.list()).toEqual(rulesBefore);
   });
+
+  it('a run started the moment before a change follows it: told by the first listing or, once visibility caught up, by the second', async () => {
+    await tollgate.livePolicies.set(
+      { agentId: 'live-ruled', toolName: 'lookup', requireApproval: null },
+      operator,
+    );
+    // Not awaited: the change is stored while the run's start may not be listed yet.
+    const stream = await a().stream('slow s1', {
+      memory: { resource: 'r', thread: uniqueId('t') },
+    });
+    const changed = await tollgate.livePolicies.set(
+      { agentId: 'live-ruled', toolName: 'lookup', requireApproval: true },
+      operator,
+    );
+    expect(changed.refused).toEqual([]);
+    expect(await stream.finishReason).toBe('suspended');
+    expect(await a().pendingToolCalls(stream.runId)).toMatchObject([{ toolName: 'lookup' }]);
+    expect(lookup.executions.filter((e) => (e.input as { id: string }).id === 's1')).toEqual([]);
+    const audit = await a().getAuditTrail(stream.runId);
+    expect(audit.filter((e) => e.type === 'policy-change').length).toBeLessThanOrEqual(1);
+    await a().declineToolCallGenerate({ runId: stream.runId, decidedBy: { id: 'alice' } });
+    expect(lookup.executions.filter((e) => (e.input as { id: string }).id === 's1')).toEqual([]);
+  }, 60_000);
 });

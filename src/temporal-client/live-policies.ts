@@ -30,6 +30,13 @@ import { sendUpdate } from './send-update.js';
 export const MAX_TOLD_RUNS = 1000;
 /** How long one run has to take a change before it is reported as refused, ms. */
 const RUN_WAIT_MS = 10_000;
+/**
+ * How long visibility may lag a run's start, ms: a change lists the runs again this long after it
+ * was stored, so a run that started just before it, unlisted at first, is told too.
+ */
+export const VISIBILITY_LAG_MS = 3_000;
+/** Clock skew allowed between this process and the server when comparing start times, ms. */
+const SKEW_MS = 1_000;
 
 /**
  * Live approval rules of one task queue (docs/live-policies.md), kept in Temporal only: one open
@@ -80,10 +87,12 @@ export class LivePolicies {
     const client = await this.client();
     const changedBy = caller.identity;
     const state = await this.store(client, { ...change, ...(changedBy ? { changedBy } : {}) });
+    const storedAt = Date.now();
     const rule = state.rules.find(
       (r) => r.agentId === change.agentId && r.toolName === change.toolName,
     );
-    return { ...(rule ? { rule } : {}), ...(await this.tellRuns(client, change, caller)) };
+    const told = await this.tellRuns(client, change, caller, storedAt);
+    return { ...(rule ? { rule } : {}), ...told };
   }
 
   /** The rules in force the caller may see (`read`), of one agent if given. */
@@ -108,16 +117,42 @@ export class LivePolicies {
     }
   }
 
-  /** Tells each open run of the agent (up to `MAX_TOLD_RUNS`), each within `RUN_WAIT_MS`. */
-  private async tellRuns(client: Client, change: LivePolicyChange, caller: GrantCaller) {
+  /**
+   * Tells each open run of the agent (up to `MAX_TOLD_RUNS`), each within `RUN_WAIT_MS`; then,
+   * once visibility has caught up, the runs that started before the rule was stored and were not
+   * listed the first time (a later run read the rule when it started).
+   */
+  private async tellRuns(
+    client: Client,
+    change: LivePolicyChange,
+    caller: GrantCaller,
+    storedAt: number,
+  ) {
     const agent = SEARCH_ATTRIBUTES.agentId.name;
     const query = `WorkflowType = '${AGENT_RUN_WORKFLOW}' AND ExecutionStatus = 'Running' AND ${agent} = '${change.agentId.replaceAll("'", "\\'")}'`;
-    const runIds: string[] = [];
-    let total = 0;
-    for await (const run of client.workflow.list({ query })) {
-      total++;
-      if (runIds.length < MAX_TOLD_RUNS) runIds.push(run.workflowId);
-    }
+    const first = await openRuns(client, query, MAX_TOLD_RUNS);
+    const told = await this.tell(client, change, caller, first.runIds);
+    await new Promise((resolve) => setTimeout(resolve, VISIBILITY_LAG_MS));
+    const since = new Date(storedAt - VISIBILITY_LAG_MS - SKEW_MS).toISOString();
+    const recent = await openRuns(client, `${query} AND StartTime >= '${since}'`, MAX_TOLD_RUNS);
+    const late = recent.runs
+      .filter((run) => !first.runIds.includes(run.runId) && run.startMs <= storedAt + SKEW_MS)
+      .map((run) => run.runId);
+    const lateTold = await this.tell(client, change, caller, late);
+    return {
+      released: [...told.released, ...lateTold.released],
+      refused: [...told.refused, ...lateTold.refused],
+      skipped: first.total - first.runIds.length,
+    };
+  }
+
+  /** Sends the change to each of `runIds`; answers what they released and which refused. */
+  private async tell(
+    client: Client,
+    change: LivePolicyChange,
+    caller: GrantCaller,
+    runIds: string[],
+  ) {
     const { toolName, requireApproval, reason } = change;
     const message = {
       toolName,
@@ -144,8 +179,19 @@ export class LivePolicies {
     const refused = answers.flatMap((a) =>
       'error' in a ? [{ runId: a.runId, error: a.error }] : [],
     );
-    return { released, refused, skipped: total - runIds.length };
+    return { released, refused };
   }
+}
+
+/** The open runs a visibility query lists: their ids (the first `most`), start times and count. */
+async function openRuns(client: Client, query: string, most: number) {
+  const runs: Array<{ runId: string; startMs: number }> = [];
+  let total = 0;
+  for await (const run of client.workflow.list({ query })) {
+    total++;
+    if (runs.length < most) runs.push({ runId: run.workflowId, startMs: run.startTime.getTime() });
+  }
+  return { runs, runIds: runs.map((run) => run.runId), total };
 }
 
 /** The registry's state from its memo; empty when there is none yet. */
