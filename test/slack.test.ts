@@ -114,11 +114,15 @@ describe('Slack buttons that decide in Slack', () => {
     return { runId: first.runId, ts, handle };
   }
 
-  /** The run's history length once no activity is pending (the notice's post is recorded). */
+  /**
+   * The run's history length once no activity and no workflow task is pending: the notice's post
+   * is recorded, and so is the workflow task its completion made.
+   */
   async function settledLength(handle: WorkflowHandle): Promise<number> {
     return eventually(async () => {
       const run = await handle.describe();
       if ((run.raw.pendingActivities ?? []).length > 0) throw new Error('an activity is pending');
+      if (run.raw.pendingWorkflowTask) throw new Error('a workflow task is pending');
       return run.historyLength;
     });
   }
