@@ -16,10 +16,20 @@ async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 describe('withKeepAlive', () => {
   it('beats while the source is quiet, and passes every item through in order', async () => {
-    const out = await all(withKeepAlive(slow(), 20, () => '.'));
-    expect(out[0]).toBe('a');
-    expect(out.at(-1)).toBe('b');
-    expect(out.filter((x) => x === '.').length).toBeGreaterThanOrEqual(2);
+    // The source stays quiet until two beats have come out, so a slow machine cannot starve it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    async function* gated(): AsyncIterable<string> {
+      yield 'a';
+      await released;
+      yield 'b';
+    }
+    const out: string[] = [];
+    for await (const item of withKeepAlive(gated(), 20, () => '.')) {
+      out.push(item);
+      if (out.filter((x) => x === '.').length === 2) release();
+    }
+    expect(out).toEqual(['a', '.', '.', 'b']);
   });
 
   it('never beats a source that keeps talking', async () => {
