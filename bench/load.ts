@@ -53,6 +53,12 @@ const options = parseIntOptions('load', process.argv.slice(2), {
     max: 1,
     help: "1: the dev server runs the tuned dynamic config; 0: Temporal's defaults",
   },
+  'one-marker': {
+    default: 0,
+    min: 0,
+    max: 1,
+    help: "1: runs start with patchMarkers: 'one' (docs/workflow-changes.md)",
+  },
 });
 
 /**
@@ -271,6 +277,7 @@ async function main(): Promise<void> {
     const idle = await sampleMemory(tollgateWorker, 0, performance.now());
     const tollgate = new Tollgate({
       temporal: { address: server.address, namespace: server.namespace, taskQueue: tollgateQueue },
+      patchMarkers: options['one-marker'] === 1 ? 'one' : 'each',
     });
     onCleanup('shutting the Tollgate client down', () => tollgate.shutdown());
     const agent = tollgate.getAgent(LOAD_AGENT_ID);
@@ -416,7 +423,8 @@ async function main(): Promise<void> {
       'Tollgate load benchmark',
       ...facts.map((fact) => `environment: ${fact}`),
       `settings: N=${n} runs, concurrency ${options.concurrency}, one worker process per side with maxCachedWorkflows ${options.cache} ` +
-        `(Temporal's default here would be ${temporalDefault}, from a ${heapMiB.toFixed(0)} MiB heap limit)`,
+        `(Temporal's default here would be ${temporalDefault}, from a ${heapMiB.toFixed(0)} MiB heap limit); ` +
+        `patchMarkers: ${options['one-marker'] === 1 ? 'one' : 'each'}`,
       ...stoppedEarly.map(
         (p) =>
           `STOPPED EARLY (--seconds ${options.seconds}): ${p.name} launched ${p.attempted} of ${p.planned} runs; its figures are for those`,

@@ -1,4 +1,5 @@
 /** The options of `new Tollgate()` and `Tollgate.getAgent()`. */
+import { TollgateError } from './common/errors.js';
 import type { ThreadSettings } from './activities/memory.js';
 import type { ChannelsOptions } from './channels/channel-options.js';
 import type { DecidedBy } from './common/run-types.js';
@@ -49,6 +50,14 @@ export interface TollgateOptions {
    * Approve / Decline links (docs/channels.md).
    */
   channels?: ChannelsOptions;
+  /**
+   * How runs this runtime starts record Tollgate's workflow patches (docs/workflow-changes.md "One
+   * marker for new runs"): `'each'` (default) one marker per patch, as every release before;
+   * `'one'` a single marker for all of them, ten fewer history events and four or five fewer
+   * visibility writes a run. Set `'one'` only once every worker of the task queue runs this
+   * release or a later one: an older worker cannot replay such a run.
+   */
+  patchMarkers?: 'each' | 'one';
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -61,4 +70,13 @@ export interface GetAgentOptions {
    * `requestContext.requester` is then refused (`FORBIDDEN`) unless the scope has `admin`.
    */
   identity?: DecidedBy;
+}
+
+/** `patchMarkers`, checked: anything but `'each'` or `'one'` is `INVALID_OPTIONS`. */
+export function checkPatchMarkers(value: unknown): 'each' | 'one' {
+  if (value === undefined || value === 'each' || value === 'one') return value ?? 'each';
+  throw new TollgateError(
+    'INVALID_OPTIONS',
+    `patchMarkers must be 'each' or 'one', not ${JSON.stringify(value) ?? String(value)}.`,
+  );
 }

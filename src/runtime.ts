@@ -14,6 +14,7 @@ import { openLiveTransport } from './live/live-options.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
 import { stopWorkers, workerStoppedByItself, type RunningWorker } from './running-worker.js';
 import type { GetAgentOptions, TollgateOptions } from './runtime-options.js';
+import { checkPatchMarkers } from './runtime-options.js';
 import type { Tracing } from './telemetry/tracing.js';
 import { TemporalConnections } from './temporal-connections.js';
 import { AgentClient } from './temporal-client/agent-client.js';
@@ -31,7 +32,7 @@ import { McpPinRegistry } from './temporal-client/mcp-pins.js';
 import { RunFactsCache } from './temporal-client/run-facts.js';
 import { WorkerAvailability } from './temporal-client/worker-availability.js';
 import { countPollers, type TaskQueuePollers } from './temporal-client/worker-pollers.js';
-import { createAgentWorkers, createPolicyWorker } from './worker.js';
+import { createAgentWorkers, runPolicyWorker } from './worker.js';
 import { checkWorkflowSdk } from './workflow-sdk-check.js';
 import { checkWorkerSettings, type CheckedWorkerSettings } from './worker-settings.js';
 
@@ -76,6 +77,7 @@ export class Tollgate {
     this.workerSettings = checkWorkerSettings(options.worker);
     this.decisionSettings = checkDecisionSettings(options.decisions);
     this.channels = options.channels ? checkChannels(options.channels) : undefined;
+    checkPatchMarkers(options.patchMarkers);
     const seenWithin = this.decisionSettings.workerSeenWithinMs;
     this.workers = new WorkerAvailability(seenWithin);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
@@ -223,6 +225,7 @@ export class Tollgate {
         decisions: this.decisionSettings,
         workers: this.workers,
         runs: this.runFacts,
+        oneMarker: this.options.patchMarkers === 'one',
       },
       scope,
       options?.identity,
@@ -240,9 +243,7 @@ export class Tollgate {
     options: DecideManyOptions & GetAgentOptions = {},
   ): Promise<BatchDecisionResult[]> {
     this.assertOpen();
-    const { scope } = options;
-    const agentOf = (agentId: string) =>
-      this.getAgent(agentId, scope === undefined ? undefined : { scope });
+    const agentOf = (id: string) => this.getAgent(id, options.scope && { scope: options.scope });
     return decideMany(agentOf, decisions, options, explainError);
   }
 
@@ -278,18 +279,14 @@ export class Tollgate {
   }
 
   private startPolicyWorker(): Promise<RunningWorker> {
-    this.policyWorker ??= (async () => {
-      const worker = await createPolicyWorker({
+    this.policyWorker ??= (async () =>
+      runPolicyWorker({
         connection: await this.connections.native(),
         namespace: this.namespace,
         taskQueue: this.policyQueue,
         policies: this.policies,
         tracing: await this.tracing,
-      });
-      const running = worker.run();
-      running.catch((error: unknown) => console.error('[tollgate] policy worker stopped:', error));
-      return { worker, running };
-    })();
+      }))();
     return this.policyWorker;
   }
 

@@ -24,6 +24,7 @@ import type { Tracing } from './telemetry/tracing.js';
 import type { WorkerTuning } from './worker-settings.js';
 import { agentTaskQueue } from './common/wire.js';
 import { attachPinStore, type PinStore } from './mcp/mcp-pin-store.js';
+import type { RunningWorker } from './running-worker.js';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.js', import.meta.url));
 /** Always in the bundle: a run's updates are handled after the rest of its workflow task. */
@@ -175,19 +176,25 @@ async function createMainWorker(
   });
 }
 
-/** An activity-only worker that answers runs started here with a policy function. */
-export function createPolicyWorker(options: {
+/**
+ * Starts an activity-only worker that answers runs started here with a policy function; its
+ * stopping on its own is logged, not thrown.
+ */
+export async function runPolicyWorker(options: {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
   policies: RequestPolicyRegistry;
-  tracing?: Tracing;
-}): Promise<Worker> {
-  return Worker.create({
+  tracing?: Tracing | undefined;
+}): Promise<RunningWorker> {
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: createRequestPolicyActivities(options.policies),
     ...(options.tracing ? { interceptors: options.tracing.workerInterceptors } : {}),
   });
+  const running = worker.run();
+  running.catch((error: unknown) => console.error('[tollgate] policy worker stopped:', error));
+  return { worker, running };
 }

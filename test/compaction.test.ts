@@ -8,7 +8,7 @@ import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { workflowBundle } from '../src/worker.js';
-import { COMPACTION_PATCH } from '../src/workflows/compaction.js';
+
 import {
   Agent,
   keepRecentMessages,
@@ -24,6 +24,8 @@ import { SUMMARY_PREFIX } from '../src/definitions/compaction-strategies.js';
 import { scriptedModel, type ScriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { runFailure } from './support/run-failure.js';
 import { chunksOf, executionsOf, recordingTool, uniqueId } from './support/harness.js';
+import { patchesOf } from './support/patch-markers.js';
+import { COMPACTION_PATCH } from '../src/workflows/patch-ids.js';
 
 const STEPS = 30;
 const LIMITS = { continueAfterEvents: 40, carryMaxBytes: 12_000 };
@@ -58,17 +60,6 @@ function countingAgent(id: string, compact?: ConversationCompactor, local = fals
 /** The conversation a prompt held, without the system prompt. */
 const conversationOf = (model: ScriptedModel, index: number) =>
   model.prompts[index]!.filter((message) => message.role !== 'system');
-
-/** The ids of the patches a history recorded (markers named `core_patch`). */
-function patchesOf(history: proto.temporal.api.history.v1.IHistory): string[] {
-  return (history.events ?? []).flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_patch') return [];
-    return (marker.details?.['patch-data']?.payloads ?? []).map(
-      (payload) => (JSON.parse(new TextDecoder().decode(payload.data!)) as { id: string }).id,
-    );
-  });
-}
 
 const compactionsOf = (audit: AuditEntry[]) =>
   audit.filter((entry): entry is CompactionAuditEntry => entry.type === 'compaction');

@@ -21,6 +21,7 @@ import {
   uniqueQueue,
 } from './support/harness.js';
 import { cli } from './support/cli.js';
+import { patchesOf } from './support/patch-markers.js';
 
 const deleteOnce: TurnPicker = (prompt) =>
   prompt.at(-1)?.role === 'tool'
@@ -186,12 +187,7 @@ describe('decision deadlines (issue 12, finding 1)', () => {
     });
     expect(executionsOf(run.runId)).toHaveLength(1);
     const history = await plain.workflow.getHandle(run.runId).fetchHistory();
-    const patches = (history.events ?? []).flatMap((e) =>
-      (e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? []).map(
-        (p) => (JSON.parse(Buffer.from(p.data!).toString()) as { id: string }).id,
-      ),
-    );
-    expect(patches).toContain('tollgate-decision-deadline');
+    expect(patchesOf(history)).toContain('tollgate-decision-deadline');
     await expect(
       Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, run.runId),
     ).resolves.toBeUndefined();

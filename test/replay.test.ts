@@ -9,17 +9,8 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { fileURLToPath } from 'node:url';
-import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
-import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
-import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
-import { PUBLISH_ON_CHANGE_PATCH } from '../src/workflows/status-publication.js';
-import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from '../src/workflows/agent-routing.js';
-import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
-import { DECLINE_ENDS_STRETCH_PATCH } from '../src/workflows/tool-results.js';
-import { CONTINUE_AS_NEW_PATCH } from '../src/workflows/continue-as-new.js';
-import { CHANNELS_PATCH } from '../src/workflows/channel-notices.js';
-import { DEFINITION_REGATE_PATCH } from '../src/workflows/definition-regate.js';
-import { STRETCHES_PATCH } from '../src/workflows/stretches.js';
+
+import { ONE_MARKER_PATCH } from '../src/workflows/patch-markers.js';
 import { workflowBundle } from '../src/worker.js';
 import { silentLogger } from './support/harness.js';
 import {
@@ -28,6 +19,20 @@ import {
   readFixture,
   type FixtureEvent,
 } from './support/fixture-generations.js';
+import {
+  AGENT_QUEUES_PATCH,
+  CHANNELS_PATCH,
+  CONTINUE_AS_NEW_PATCH,
+  DECLINE_ENDS_STRETCH_PATCH,
+  DEFINITION_REGATE_PATCH,
+  HANDLERS_FINISHED_PATCH,
+  HERE_FIRST_PATCH,
+  PUBLISH_ON_CHANGE_PATCH,
+  REQUEST_TIGHTENS_PATCH,
+  STRETCHES_PATCH,
+  TOOL_KEYS_PATCH,
+  UPDATES_AFTER_EVENTS_PATCH,
+} from '../src/workflows/patch-ids.js';
 
 const CHANGED_WORKFLOW = fileURLToPath(new URL('./support/changed-workflow.js', import.meta.url));
 
@@ -116,7 +121,12 @@ const PATCHES: Record<string, string[]> = {
   '6-agent-work-here-first': HERE_FIRST_PATCHES,
   // Stretches change only local-mode runs: the re-recorded remote scenarios record what 6 did.
   '7-stretches': HERE_FIRST_PATCHES,
+  // Recorded with `patchMarkers: 'one'`: one marker stands for every patch above.
+  '9-one-marker': [ONE_MARKER_PATCH],
 };
+
+/** From this generation on, runs record one marker: no patch is asked where needed. */
+const ONE_MARKER_FROM = 9;
 
 /**
  * Patches asked only when a run needs them, by fixture, from generation 4 on:
@@ -143,7 +153,8 @@ const PATCHES_WHERE_NEEDED: Record<string, string[]> = {
 
 function patchesExpected(generation: string, name: string): string[] {
   if (startOf(generation, name).type !== 'agentRun') return [];
-  const needed = parseInt(generation, 10) >= 4 ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];
+  const number = parseInt(generation, 10);
+  const needed = number >= 4 && number < ONE_MARKER_FROM ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];
   return [...PATCHES[generation]!, ...needed].sort();
 }
 

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { Agent, createTool, type Tollgate } from '../src/index.js';
 import { CHILD_STATUS_SIGNAL } from '../src/common/wire.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
-import { PUBLISH_ON_CHANGE_PATCH } from '../src/workflows/status-publication.js';
+
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { workflowBundle } from '../src/worker.js';
 import {
@@ -20,6 +20,7 @@ import {
   outputsText,
   recordingTool,
 } from './support/harness.js';
+import { PUBLISH_ON_CHANGE_PATCH } from '../src/workflows/patch-ids.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

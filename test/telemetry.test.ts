@@ -7,13 +7,17 @@ import { createTool, Tollgate } from '../src/index.js';
 import { createTracing, TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracing.js';
 import { workflowBundle } from '../src/worker.js';
 import { TRACING_PATCH } from '../src/workflows/otel-interceptors.js';
-import { UPDATES_AFTER_EVENTS_PATCH } from '../src/workflows/update-order.js';
-import { TOOL_KEYS_PATCH } from '../src/workflows/tool-keys-patch.js';
-import { HANDLERS_FINISHED_PATCH } from '../src/workflows/agent-run.js';
-import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from '../src/workflows/agent-routing.js';
-import { REQUEST_TIGHTENS_PATCH } from '../src/workflows/request-rules.js';
+
 import { fixturesOf, GENERATIONS, readFixture } from './support/fixture-generations.js';
 import { eventually, testAgent, uniqueQueue } from './support/harness.js';
+import {
+  AGENT_QUEUES_PATCH,
+  HANDLERS_FINISHED_PATCH,
+  HERE_FIRST_PATCH,
+  REQUEST_TIGHTENS_PATCH,
+  TOOL_KEYS_PATCH,
+  UPDATES_AFTER_EVENTS_PATCH,
+} from '../src/workflows/patch-ids.js';
 
 const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1');
 

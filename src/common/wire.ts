@@ -199,3 +199,10 @@ export const LIVE_POLICY_UPDATES = {
 export function livePoliciesRegistryId(taskQueue: string): string {
   return `tollgate-live-policies/${encodeURIComponent(taskQueue)}`;
 }
+
+/**
+ * Memo key of a run started with `patchMarkers: 'one'` (docs/workflow-changes.md "One marker for
+ * new runs"): its value `'one'` tells the run to record one patch marker for every patch of
+ * generation 9 and before, instead of one each.
+ */
+export const PATCH_MARKERS_MEMO_KEY = 'tollgatePatchMarkers';

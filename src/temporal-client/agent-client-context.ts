@@ -29,4 +29,6 @@ export interface AgentClientContext {
   describeAgent(agentId: string): Promise<AgentDescription>;
   /** The grants registry of the task queue, for approvals that give a grant. */
   grants: GrantRegistry;
+  /** Runs started here record one patch marker (`TollgateOptions.patchMarkers: 'one'`). */
+  oneMarker?: boolean;
 }

@@ -1,23 +1,9 @@
-import { ActivityFailure, ApplicationFailure, patched, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import { agentTaskQueue } from '../common/wire.js';
-
-/**
- * Runs that record this patch send their agent's activities (describe, model steps, tool calls,
- * policies, reminders, compaction, resume-data extraction) to the agent's own task queue, which
- * only workers hosting the agent poll. Runs started before it keep using the run's task queue.
- */
-export const AGENT_QUEUES_PATCH = 'tollgate-agent-queues';
-
-/**
- * Runs that record this patch (with `AGENT_QUEUES_PATCH`) schedule their describe, model steps
- * and tool calls on the run's own task queue first, where Temporal hands them to the worker that
- * completed the workflow task in its answer (eager dispatch); a worker that does not host the
- * agent fails the attempt with `AGENT_NOT_FOUND` before anything runs, and the work is scheduled
- * again on the agent's queue, as every later one of the run is (`onAgentHost`).
- */
-export const HERE_FIRST_PATCH = 'tollgate-agent-work-here-first';
+import { isPatched } from './patch-markers.js';
+import { AGENT_QUEUES_PATCH, HERE_FIRST_PATCH } from './patch-ids.js';
 
 /** Where a run's agent work goes; `hereFirst` is turned off by the first fallback. */
 export interface AgentRoute {
@@ -33,14 +19,14 @@ export interface AgentRoute {
  * later could answer differently for a run that started before it.
  */
 export function agentQueueOfRun(agentId: string): string | undefined {
-  return patched(AGENT_QUEUES_PATCH)
+  return isPatched(AGENT_QUEUES_PATCH)
     ? agentTaskQueue(workflowInfo().taskQueue, agentId)
     : undefined;
 }
 
 /** Whether a routed run tries its own queue first; decided with `agentQueueOfRun`, at start. */
 export function hereFirstOfRun(agentQueue: string | undefined): boolean {
-  return agentQueue !== undefined && patched(HERE_FIRST_PATCH);
+  return agentQueue !== undefined && isPatched(HERE_FIRST_PATCH);
 }
 
 /**

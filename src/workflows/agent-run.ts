@@ -20,15 +20,10 @@ import type {
 } from '../common/run-types.js';
 import { startNarrowed } from './active-tools.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
-import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
+
 import { appendThread, describeAgent, loadThread } from './activity-calls.js';
-import { CHANNELS_PATCH } from './channel-notices.js';
-import {
-  checkStepFits,
-  CONTINUE_AS_NEW_PATCH,
-  continueIfLong,
-  restoreRun,
-} from './continue-as-new.js';
+
+import { checkStepFits, continueIfLong, restoreRun } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
 import {
   askPatch,
@@ -38,19 +33,28 @@ import {
 } from './local-execution.js';
 import { reportToParent } from './delegation.js';
 import { decideGates } from './gates.js';
-import { COMPACTION_PATCH, ConversationTrack } from './compaction.js';
+import { ConversationTrack } from './compaction.js';
 import { RunState } from './run-state.js';
 import { asRunFailure } from './run-failure.js';
 import { runToolCalls } from './tool-calls.js';
-import { DECLINE_ENDS_STRETCH_PATCH, failureMessage } from './tool-results.js';
+import { failureMessage } from './tool-results.js';
 import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { withToolIds } from './tool-naming.js';
-import { ModelSteps, STRETCHES_PATCH } from './stretches.js';
+import { ModelSteps } from './stretches.js';
 import { installForkPoints, type StepMarks } from './fork-points.js';
 import { recordFork, settleForkCalls } from './fork-start.js';
 import { BudgetGate } from './budget-gate.js';
 import type { ToolRunContext } from './tool-run-context.js';
+import {
+  CHANNELS_PATCH,
+  COMPACTION_PATCH,
+  CONTINUE_AS_NEW_PATCH,
+  DECLINE_ENDS_STRETCH_PATCH,
+  DEFINITION_REGATE_PATCH,
+  HANDLERS_FINISHED_PATCH,
+  STRETCHES_PATCH,
+} from './patch-ids.js';
 
 /**
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
@@ -123,13 +127,6 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     throw error instanceof ActivityFailure ? asRunFailure(error) : error;
   }
 }
-
-/**
- * The patch a run records when it completes only after its signal and update handlers have: an
- * update handler may still be passing a decision down to a sub-agent's run when the run completes,
- * and completing then would cut it off. Runs that completed before it replay without the wait.
- */
-export const HANDLERS_FINISHED_PATCH = 'tollgate-handlers-finished';
 
 /** The memory thread of a top-level run with `memory`; sub-agent runs keep none. */
 function threadOf(input: RunInput): ThreadRef | undefined {

@@ -1,12 +1,11 @@
-import { log, patched } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import type { ChannelNoticeInput, ChannelNoticeKind } from '../common/channel-types.js';
 import type { ModelToolCall } from '../common/run-types.js';
 import type { ApprovalRules } from '../common/approval-rules.js';
 import { sendChannelNotice } from './activity-calls.js';
 import type { ToolRunContext } from './tool-run-context.js';
-
-/** Runs whose agent has channels post their waiting calls to them (docs/channels.md). */
-export const CHANNELS_PATCH = 'tollgate-channels';
+import { isPatched } from './patch-markers.js';
+import { CHANNELS_PATCH } from './patch-ids.js';
 
 /** Posts notices about one waiting call to the channels of the run's agent. */
 export interface ChannelNotices {
@@ -32,7 +31,7 @@ export function channelNotices(
   times: { requestedAt: number; expiresAt: number | undefined },
 ): ChannelNotices | undefined {
   const channels = context.manifest.channels;
-  if (!channels || channels.targets.length === 0 || !patched(CHANNELS_PATCH)) return undefined;
+  if (!channels || channels.targets.length === 0 || !isPatched(CHANNELS_PATCH)) return undefined;
   // Reminders, escalations and hand-offs are numbered in their notice ids: `/reminder/2`.
   const counts: Partial<Record<ChannelNoticeKind, number>> = {};
   return {

@@ -1,4 +1,3 @@
-import { patched } from '@temporalio/workflow';
 import { jsonBytes } from '../common/continued-run.js';
 import type { ConversationRef } from '../common/compaction-types.js';
 import type { JsonValue } from '../common/json.js';
@@ -7,13 +6,8 @@ import { compactConversation } from './activity-calls.js';
 import { historyLimitsOf } from './continue-as-new.js';
 import { modelStepsAreLocal } from './local-execution.js';
 import type { RunState } from './run-state.js';
-
-/**
- * Runs that record this patch compact their conversation at a step boundary with the agent's
- * `conversation.compact`; it is recorded at the first compaction (up front for local-mode runs),
- * so histories from before replay unchanged.
- */
-export const COMPACTION_PATCH = 'tollgate-conversation-compaction';
+import { isPatched } from './patch-markers.js';
+import { COMPACTION_PATCH } from './patch-ids.js';
 
 /** Where the run's conversation stands: what the worker holds, what was recalled, its size. */
 export class ConversationTrack {
@@ -57,7 +51,8 @@ export class ConversationTrack {
    */
   async compactIfLarge(step: number): Promise<void> {
     const settings = this.manifest.conversation;
-    if (!settings || this.bytes <= settings.compactAboveBytes || !patched(COMPACTION_PATCH)) return;
+    if (!settings || this.bytes <= settings.compactAboveBytes || !isPatched(COMPACTION_PATCH))
+      return;
     const { state } = this;
     const result = await compactConversation(
       {

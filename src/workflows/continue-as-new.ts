@@ -2,8 +2,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  continueAsNew,
-  patched,
+  makeContinueAsNewFunc,
   workflowInfo,
 } from '@temporalio/workflow';
 import {
@@ -16,12 +15,8 @@ import {
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { AgentManifest, RunInput, ToolNaming } from '../common/run-types.js';
 import type { RunState } from './run-state.js';
-
-/**
- * Runs that record this patch continue as new when their history grows long; runs whose history
- * never reached the threshold record nothing, and histories from before it replay unchanged.
- */
-export const CONTINUE_AS_NEW_PATCH = 'tollgate-continue-as-new';
+import { isPatched, oneMarkerMemo } from './patch-markers.js';
+import { CONTINUE_AS_NEW_PATCH } from './patch-ids.js';
 
 /** What the run loop needs to hand its state to the next execution. */
 export interface StepBoundary {
@@ -73,7 +68,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     info.continueAsNewSuggested ||
     info.historyLength >= limits.continueAfterEvents ||
     info.historySize >= limits.continueAfterBytes;
-  if (!long || !patched(CONTINUE_AS_NEW_PATCH)) return;
+  if (!long || !isPatched(CONTINUE_AS_NEW_PATCH)) return;
   await condition(allHandlersFinished);
   const { state, input } = boundary;
   const continued: ContinuedRun = {
@@ -101,7 +96,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
       `Run ${state.runId} cannot continue as new: what it must carry is ${bytes} bytes (its audit trail ${audit} of them, the rest mostly its conversation), over history.carryMaxBytes (${limits.carryMaxBytes}, below Temporal's 2 MB payload limit); give the agent conversation: { compact: keepRecentMessages(...) } (or summarizeOlderMessages), or a lower conversation.compactAboveBytes, to keep long runs' conversations bounded, or start a new run with a shorter conversation.`,
     );
   }
-  await continueAsNew<(input: RunInput) => Promise<unknown>>(next);
+  await makeContinueAsNewFunc<(input: RunInput) => Promise<unknown>>(oneMarkerMemo())(next);
 }
 
 /**
@@ -113,7 +108,7 @@ export function checkStepFits(manifest: AgentManifest, state: RunState, step: nu
   const limits = historyLimitsOf(manifest);
   const info = workflowInfo();
   if (info.historySize < limits.failAtBytes && info.historyLength < limits.failAtEvents) return;
-  if (!patched(CONTINUE_AS_NEW_PATCH)) return;
+  if (!isPatched(CONTINUE_AS_NEW_PATCH)) return;
   throw tooLarge(
     `Run ${state.runId}'s history reached ${info.historySize} bytes and ${info.historyLength} events in step ${step}, past history.failAtBytes (${limits.failAtBytes}) or history.failAtEvents (${limits.failAtEvents}): one step this large cannot fit in a Temporal history; make the step's output or tool results smaller.`,
   );

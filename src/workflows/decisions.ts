@@ -1,4 +1,4 @@
-import { log, patched, setHandler } from '@temporalio/workflow';
+import { log, setHandler } from '@temporalio/workflow';
 import type { DecisionInput, DecisionKind } from '../common/decision-types.js';
 import {
   auditQuery,
@@ -17,9 +17,8 @@ import { auditRefusedSignal } from './refused-signal.js';
 import { installLivePolicy } from './live-policy-run.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
-
-/** Patch of the signal path: decisions carrying a `deadline` (refused as unknown before it). */
-export const DEADLINE_PATCH = 'tollgate-decision-deadline';
+import { isPatched } from './patch-markers.js';
+import { DEADLINE_PATCH } from './patch-ids.js';
 
 /**
  * `judgeDecision` for a signal. Code before the deadline refused a signal carrying one as an
@@ -54,7 +53,7 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
   }
   const verdict = judgeDecision(state.calls, kind, raw);
   const deadline = (raw as DecisionInput | undefined)?.deadline;
-  if (!verdict.ok || deadline === undefined || patched(DEADLINE_PATCH)) return verdict;
+  if (!verdict.ok || deadline === undefined || isPatched(DEADLINE_PATCH)) return verdict;
   return {
     ok: false,
     code: 'INVALID_DECISION',

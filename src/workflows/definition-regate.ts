@@ -2,13 +2,7 @@ import type { ModelToolCall } from '../common/run-types.js';
 import { auditRef } from './audit-log.js';
 import { askPatch } from './local-execution.js';
 import type { ToolRunContext } from './tool-run-context.js';
-
-/**
- * Patch of a call whose tool changed between its gate and its execution: it waits for a new
- * approval that shows the change (docs/mcp.md "Pinning"). Before it, such a call ended with a
- * tool error.
- */
-export const DEFINITION_REGATE_PATCH = 'tollgate-definition-regate';
+import { DEFINITION_REGATE_PATCH } from './patch-ids.js';
 
 /**
  * Whether a call whose tool changed before it ran waits for a new approval; if so, the audit gets

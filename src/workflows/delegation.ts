@@ -23,6 +23,7 @@ import { childStatusSignal, decisionSignals } from '../common/messages.js';
 import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { RunState } from './run-state.js';
 import type { Decision, WaitingCall } from './waiting-call.js';
+import { oneMarkerMemo } from './patch-markers.js';
 
 /** The run id of the sub-agent run that a delegation call starts. */
 export function childRunId(parentRunId: string, toolCallId: string): string {
@@ -78,6 +79,7 @@ export async function runDelegation(
         { key: SA_KEYS.agentId, value: agentId },
         { key: SA_KEYS.status, value: 'running' },
       ],
+      ...oneMarkerMemo(),
     });
     return { text: result.text };
   } catch (error) {

@@ -1,4 +1,4 @@
-import { log, patched, workflowInfo } from '@temporalio/workflow';
+import { log, workflowInfo } from '@temporalio/workflow';
 import type { Grant } from '../common/grant-types.js';
 import { grantCovers } from '../common/grants.js';
 import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
@@ -10,9 +10,8 @@ import { checkGovernance } from './governance.js';
 import { asGrant } from './run-grants.js';
 import type { RunState } from './run-state.js';
 import type { ToolRunContext } from './tool-run-context.js';
-
-/** Patch of the gate: gated calls covered by a grant run without waiting (docs/grants.md). */
-export const GRANTS_PATCH = 'tollgate-grants';
+import { isPatched } from './patch-markers.js';
+import { GRANTS_PATCH } from './patch-ids.js';
 
 /**
  * The grants that let this step's gated calls run without waiting, by tool call id. Asked only
@@ -42,7 +41,7 @@ export async function grantsFor(
   // Runs without a run grant (every run before they existed) skip this: no command either way.
   const rest = withRunGrants(context, candidates, gates, granted);
   if (resourceId === undefined) return granted;
-  if (rest.length === 0 || !patched(GRANTS_PATCH)) return granted;
+  if (rest.length === 0 || !isPatched(GRANTS_PATCH)) return granted;
   let found: Grant[];
   try {
     found = await findGrants({

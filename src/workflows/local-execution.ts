@@ -1,4 +1,4 @@
-import { patched, proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
@@ -19,6 +19,7 @@ import type {
   ToolManifest,
 } from '../common/run-types.js';
 import { agentNotHostedHere } from './agent-routing.js';
+import { isPatched } from './patch-markers.js';
 
 /**
  * Local execution (docs/local-execution.md): model steps of agents with
@@ -153,11 +154,11 @@ export function patchesBeforeLocalWork(
 ): Map<string, boolean> {
   const decided = new Map<string, boolean>();
   if (!doesLocalWork(manifest)) return decided;
-  for (const id of ids) decided.set(id, patched(id));
+  for (const id of ids) decided.set(id, isPatched(id));
   return decided;
 }
 
 /** A patch decided up front (`patchesBeforeLocalWork`), or else asked here, where it applies. */
 export function askPatch(decided: Map<string, boolean>, id: string): boolean {
-  return decided.get(id) ?? patched(id);
+  return decided.get(id) ?? isPatched(id);
 }

@@ -1,14 +1,7 @@
-import { patched } from '@temporalio/workflow';
 import { mergeRules, tightenRules, type ApprovalRules } from '../common/approval-rules.js';
 import type { RunInput, ToolManifest } from '../common/run-types.js';
-
-/**
- * Runs that record this patch let a request only tighten the agent's gates and rules (issue 24):
- * its `requireToolApproval` adds gates to the agent's default instead of replacing it, and its
- * `approval` narrows. Runs started before keep replacing field by field, for their whole life:
- * the code that started them assumed it.
- */
-export const REQUEST_TIGHTENS_PATCH = 'tollgate-request-tightens';
+import { isPatched } from './patch-markers.js';
+import { REQUEST_TIGHTENS_PATCH } from './patch-ids.js';
 
 /** Decided once, when a run starts (not on a continued execution, which carries the answer). */
 export function withRequestRules(input: RunInput): RunInput {
@@ -16,7 +9,7 @@ export function withRequestRules(input: RunInput): RunInput {
   const run = { ...input };
   // Only the run says which rules it follows: whatever its starter put here is dropped.
   delete run.requestTightens;
-  return patched(REQUEST_TIGHTENS_PATCH) ? { ...run, requestTightens: true } : run;
+  return isPatched(REQUEST_TIGHTENS_PATCH) ? { ...run, requestTightens: true } : run;
 }
 
 /** Whether the run's request may only tighten: a run under the patch without an override. */

@@ -1,16 +1,11 @@
-import { patched, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PendingToolCall } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
 import type { RunStatus } from '../common/wire.js';
 import { currentDetails } from './current-details.js';
 import type { WaitingCalls } from './waiting-calls.js';
-
-/**
- * Runs that record this patch leave out a search-attribute upsert or a report to the parent that
- * would carry exactly what the previous one did. It is asked only when such a repeat is about to
- * be left out, so a run without repeats records no marker and its history is as before.
- */
-export const PUBLISH_ON_CHANGE_PATCH = 'tollgate-publish-on-change';
+import { isPatched } from './patch-markers.js';
+import { PUBLISH_ON_CHANGE_PATCH } from './patch-ids.js';
 
 /** What a sub-agent's run tells its parent: whether it only waits, and on which calls. */
 export interface WaitingReport {
@@ -76,7 +71,7 @@ export class StatusPublisher {
   }
 
   private skipsRepeats(): boolean {
-    this.skipRepeats ??= patched(PUBLISH_ON_CHANGE_PATCH);
+    this.skipRepeats ??= isPatched(PUBLISH_ON_CHANGE_PATCH);
     return this.skipRepeats;
   }
 }

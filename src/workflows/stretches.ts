@@ -17,13 +17,6 @@ import { localOrHosted, localStretch, modelStepsAreLocal } from './local-executi
 import { namingOf } from './tool-naming.js';
 import type { ToolRunContext } from './tool-run-context.js';
 
-/**
- * Local-mode runs that record this patch make consecutive ungated local steps as one local
- * activity, a stretch (docs/local-execution.md "Stretches"). Decided before any local work
- * (`patchesBeforeLocalWork`), and asked only by local-mode runs: other runs record nothing.
- */
-export const STRETCHES_PATCH = 'tollgate-stretches';
-
 /** A step's model output and, when its calls ran in a stretch, what each returned. */
 export interface TakenStep {
   output: ModelStepOutput;

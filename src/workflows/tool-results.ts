@@ -13,6 +13,7 @@ import type { ModelToolCall, ToolManifest } from '../common/run-types.js';
 import { askPatch } from './local-execution.js';
 import type { RunState } from './run-state.js';
 import type { ToolRunContext } from './tool-run-context.js';
+import { DECLINE_ENDS_STRETCH_PATCH } from './patch-ids.js';
 
 /**
  * What a tool call ends with, as the stream shows it (its chunk, with a code where one is known)
@@ -45,13 +46,6 @@ export function toolFailure(error: ActivityFailure, tool: ToolManifest): ToolErr
     code: 'TOOL_TIMED_OUT',
   };
 }
-
-/**
- * Runs that record this patch end the stream's stretch when a decline (or an expiry that
- * declines) leaves the run only waiting on other calls, as a finished tool does: the `suspended`
- * finish and the waiting status. Asked only then, so other runs record no marker.
- */
-export const DECLINE_ENDS_STRETCH_PATCH = 'tollgate-decline-ends-stretch';
 
 export function declined(
   context: ToolRunContext,

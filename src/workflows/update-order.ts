@@ -25,15 +25,13 @@
 import {
   CancellationScope,
   condition,
-  patched,
   workflowInfo,
   type ActivateInput,
   type WorkflowInterceptorsFactory,
 } from '@temporalio/workflow';
 import { assertInWorkflowContext } from '@temporalio/workflow/lib/global-attributes.js';
-
-/** The patch a run records when it starts handling updates after events. */
-export const UPDATES_AFTER_EVENTS_PATCH = 'tollgate-updates-after-events';
+import { isPatched } from './patch-markers.js';
+import { UPDATES_AFTER_EVENTS_PATCH } from './patch-ids.js';
 
 type Job = NonNullable<ActivateInput['activation']['jobs']>[number];
 type UpdateJob = NonNullable<Job['doUpdate']>;
@@ -88,7 +86,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
         execute: (input, next) => {
           // Agent runs only: the thread workflow takes no updates.
           ordered =
-            workflowInfo().workflowType === 'agentRun' && patched(UPDATES_AFTER_EVENTS_PATCH);
+            workflowInfo().workflowType === 'agentRun' && isPatched(UPDATES_AFTER_EVENTS_PATCH);
           if (ordered) void CancellationScope.nonCancellable(() => condition(sentinel));
           return next(input);
         },

@@ -65,6 +65,8 @@ async function main(): Promise<void> {
       taskQueue: uniqueQueue('record-history'),
     },
     threads: { historyLimit: THREAD_HISTORY_LIMIT },
+    // From generation 9, new runs record one patch marker (docs/workflow-changes.md).
+    patchMarkers: 'one',
   });
   try {
     await tollgate.startWorker();

@@ -1,0 +1,83 @@
+import { patched, workflowInfo } from '@temporalio/workflow';
+import type { JsonValue } from '../common/json.js';
+import { PATCH_MARKERS_MEMO_KEY } from '../common/wire.js';
+import {
+  AGENT_QUEUES_PATCH,
+  CHANNELS_PATCH,
+  COMPACTION_PATCH,
+  CONTINUE_AS_NEW_PATCH,
+  DEADLINE_PATCH,
+  DECLINE_ENDS_STRETCH_PATCH,
+  DEFINITION_REGATE_PATCH,
+  GRANTS_PATCH,
+  HANDLERS_FINISHED_PATCH,
+  HERE_FIRST_PATCH,
+  PUBLISH_ON_CHANGE_PATCH,
+  REQUEST_TIGHTENS_PATCH,
+  STRETCHES_PATCH,
+  TOOL_KEYS_PATCH,
+  UPDATES_AFTER_EVENTS_PATCH,
+} from './patch-ids.js';
+
+/**
+ * The one marker a run started with `patchMarkers: 'one'` records instead of the markers of the
+ * patches below (docs/workflow-changes.md "One marker for new runs").
+ */
+export const ONE_MARKER_PATCH = 'tollgate-one-marker';
+
+/**
+ * Every patch the one marker stands for: exactly those that existed when it was added. A patch
+ * added later is not listed, so it records its own marker in every run (listing it would make runs
+ * started before it take its new branch on replay). Tracing's patch is not a change of code but of
+ * the worker (a run records it when it starts traced), so it keeps its own marker.
+ */
+export function patchesOfOneMarker(): ReadonlySet<string> {
+  // Built when asked: these modules import this one, so their constants are not set at its load.
+  return new Set([
+    UPDATES_AFTER_EVENTS_PATCH,
+    TOOL_KEYS_PATCH,
+    HANDLERS_FINISHED_PATCH,
+    REQUEST_TIGHTENS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+    PUBLISH_ON_CHANGE_PATCH,
+    DECLINE_ENDS_STRETCH_PATCH,
+    CONTINUE_AS_NEW_PATCH,
+    CHANNELS_PATCH,
+    DEFINITION_REGATE_PATCH,
+    STRETCHES_PATCH,
+    DEADLINE_PATCH,
+    COMPACTION_PATCH,
+    GRANTS_PATCH,
+  ]);
+}
+
+/**
+ * Whether this run has the one marker. Module state is the run's own: the SDK gives each run its
+ * own copy of the bundle's modules. Decided by the first `isPatched()`, which every agent run makes
+ * as it starts (update-order.ts), so a run never changes its answer half-way.
+ */
+let oneMarker: boolean | undefined;
+let covered: ReadonlySet<string> | undefined;
+
+/**
+ * `patched(id)` for Tollgate's workflow code: true at once for a patch the run's one marker stands
+ * for, else Temporal's own answer (which records the patch's marker in a new run).
+ */
+export function isPatched(id: string): boolean {
+  oneMarker ??=
+    workflowInfo().memo?.[PATCH_MARKERS_MEMO_KEY] === 'one' && patched(ONE_MARKER_PATCH);
+  if (oneMarker) {
+    covered ??= patchesOfOneMarker();
+    if (covered.has(id)) return true;
+  }
+  return patched(id);
+}
+
+/**
+ * The memo a run passes on to the runs it starts (a sub-agent's, its own next after a
+ * continue-as-new): those start on the same workers, so they record one marker too.
+ */
+export function oneMarkerMemo(): { memo: Record<string, JsonValue> } | Record<string, never> {
+  return oneMarker === true ? { memo: { [PATCH_MARKERS_MEMO_KEY]: 'one' } } : {};
+}
