@@ -6,11 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Tollgate } from '../src/index.js';
+import { Tollgate, type Grant } from '../src/index.js';
 import { callbackUrl } from '../src/channels/callback-link.js';
 import { closeMcpConnections, mcpTools } from '../src/mcp/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
-import { eventually, testAgent, uniqueQueue } from './support/harness.js';
+import { cli } from './support/cli.js';
+import { eventually, testAgent, uniqueId, uniqueQueue } from './support/harness.js';
 import { callByPrompt, serverCalls, stateDir, stdioServer } from './support/mcp-fixtures.js';
 import { SIGN_IN_MESSAGE, SUBSCRIBE_MESSAGE } from './support/mcp-url-tools.js';
 
@@ -183,5 +184,30 @@ describe('URL-mode elicitations resumed by a signed Tollgate callback', () => {
     expect(await events('connect_account')).not.toContain('refused');
     const audit = await agent().getAuditTrail(a.runId);
     expect(audit.filter((entry) => entry.type === 'decision')).toEqual([]);
+  });
+
+  it('tollgate grant --mcp-server grants every tool of the server; with a tool name too it is refused', async () => {
+    const flags = ['--task-queue', worker.taskQueue, '--json'];
+    const where = ['--resource', uniqueId('tenant'), '--for', '1h', '--as', 'alice'];
+    const given = await cli(['grant', AGENT, '--mcp-server', 'billing', ...where, ...flags]);
+    expect(given.stderr).toBe('');
+    expect(given.code).toBe(0);
+    const { grant } = JSON.parse(given.stdout) as { grant: Grant };
+    expect(grant).toMatchObject({ toolName: 'mcp:billing/*', grantedBy: { id: 'alice' } });
+    expect(grant.definition).toMatch(/^[0-9a-f]{64}$/);
+
+    const both = await cli([
+      'grant',
+      AGENT,
+      'subscribe',
+      '--mcp-server',
+      'billing',
+      ...where,
+      ...flags,
+    ]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('INVALID_GRANT');
+    const listed = await worker.grants.list({ agentId: AGENT });
+    expect(listed.map((g) => g.grantId)).toEqual([grant.grantId]);
   });
 });
