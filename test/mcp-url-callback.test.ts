@@ -84,7 +84,7 @@ describe('URL-mode elicitations resumed by a signed Tollgate callback', () => {
     });
     expect(callback.answer).toEqual({
       status: 200,
-      body: { ok: true, outcome: 'answered', action: 'accept' },
+      body: { ok: true, outcome: 'answered' },
     });
     expect((await events('subscribe')).filter((e) => e !== 'callback')).toEqual([
       'started',
@@ -124,7 +124,7 @@ describe('URL-mode elicitations resumed by a signed Tollgate callback', () => {
     expect(decisions).toHaveLength(1);
   });
 
-  it('refuses an altered, a mismatched and an expired callback with typed codes; the call still waits and the tool does not run', async () => {
+  it('refuses an altered, a mismatched and an expired callback, and a decline, with typed codes; the call still waits and the tool does not run', async () => {
     await rm(join(dir, 'authorized'), { force: true });
     const [a, b] = [await agent().generate('connect'), await agent().generate('connect')];
     const [waiting] = await agent().pendingToolCalls(a.runId);
@@ -171,8 +171,8 @@ describe('URL-mode elicitations resumed by a signed Tollgate callback', () => {
       error: { code: 'LINK_INVALID' },
     });
 
-    // Rightly signed and bound to A's wait, but with an action no elicitation has.
-    expect(await post(`${callbackUrl(server.url, other, SECRET)}?action=maybe`)).toMatchObject({
+    // Rightly signed and bound to A's wait, but a callback only accepts: declining takes a decider.
+    expect(await post(`${callbackUrl(server.url, other, SECRET)}?action=decline`)).toMatchObject({
       status: 400,
       error: { code: 'BAD_REQUEST' },
     });

@@ -2,8 +2,6 @@
  * MCP callback URLs (docs/mcp.md "URL mode"): what binds one to a wait, where the server serves
  * them, and how it answers. Pure, shared by the worker (which makes them) and the server.
  */
-import type { McpElicitationAction } from './mcp-elicitation-reply.js';
-
 /** The server's route of the callbacks: `<publicUrl>/callbacks/mcp/<token>`. */
 export const MCP_CALLBACKS_PREFIX = '/callbacks/mcp';
 
@@ -28,9 +26,8 @@ export interface McpCallbackBinding {
 export interface McpCallbackAnswer {
   ok: true;
   /**
-   * `'answered'`: the wait was answered with `action` now; `'not-waiting'`: the call waits no
+   * `'answered'`: the wait was answered with `accept` now; `'not-waiting'`: the call waits no
    * more (answered before, by this URL or otherwise, or its run ended), nothing changed.
    */
   outcome: 'answered' | 'not-waiting';
-  action?: McpElicitationAction;
 }

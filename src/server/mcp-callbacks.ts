@@ -1,8 +1,8 @@
 /**
  * `/callbacks/mcp/<token>`: signed MCP callback URLs (docs/mcp.md "URL mode"). GET (a browser
  * sent there after the page) and POST (a server's callback handler) answer the call's URL-mode
- * elicitation, as `mcp:<server>`, with `accept` (or `?action=decline|cancel`), when the call still
- * waits on the wait the URL is bound to. A URL that is malformed, altered or expired is refused
+ * elicitation, as `mcp:<server>`, with `accept`, when the call still waits on the wait the URL is
+ * bound to. A URL that is malformed, altered or expired is refused
  * before anything is read; one whose call waits on another question is refused; one whose call
  * waits no more answers that, changing nothing, so a second hit is harmless. Refusals count
  * against the client address's budget of `/links` refusals (`LinkRefusals`).
@@ -13,7 +13,7 @@ import { verifyCallback, type CallbackClaims } from '../channels/callback-link.j
 import { TollgateError } from '../common/errors.js';
 import { statusOfErrorCode, type ErrorBody } from '../common/http-api.js';
 import { MCP_CALLBACKS_PREFIX, type McpCallbackAnswer } from '../common/mcp-callback.js';
-import { elicitationReply, type McpElicitationAction } from '../common/mcp-elicitation-reply.js';
+import { elicitationReply } from '../common/mcp-elicitation-reply.js';
 import type { PendingToolCall } from '../common/run-types.js';
 import type { Tollgate } from '../runtime.js';
 import type { ServerEnv } from './auth.js';
@@ -28,8 +28,6 @@ const ANSWERED_MEANWHILE = new Set([
   'NO_PENDING_TOOL_CALL',
   'RUN_FINISHED',
 ]);
-
-const ACTIONS: readonly McpElicitationAction[] = ['accept', 'decline', 'cancel'];
 
 /** What the callback routes need besides the app. */
 export interface CallbackRoutes {
@@ -62,7 +60,7 @@ async function handleCallback(c: Context<ServerEnv>, routes: CallbackRoutes) {
   }
   const { claims } = check;
   try {
-    const action = actionOf(c.req.query('action'));
+    checkAction(c.req.query('action'));
     const agent = tollgate.getAgent(claims.agentId);
     const call = (await agent.pendingToolCalls(claims.runId)).find(
       (pending) => pending.toolCallId === claims.toolCallId,
@@ -76,16 +74,12 @@ async function handleCallback(c: Context<ServerEnv>, routes: CallbackRoutes) {
     await agent.decideToolCall('resume', {
       runId: claims.runId,
       toolCallId: claims.toolCallId,
-      resumeData: elicitationReply(action),
+      resumeData: elicitationReply('accept'),
       decidedBy: { id: `mcp:${claims.server}` },
       channel: 'link',
     });
-    const body: McpCallbackAnswer = { ok: true, outcome: 'answered', action };
-    const words =
-      action === 'accept'
-        ? 'The call goes on; you can close this page.'
-        : `The call was told the page was ${action === 'decline' ? 'declined' : 'cancelled'}; you can close this page.`;
-    return answer(c, 200, body, 'Done', words);
+    const body: McpCallbackAnswer = { ok: true, outcome: 'answered' };
+    return answer(c, 200, body, 'Done', 'The call goes on; you can close this page.');
   } catch (error) {
     if (error instanceof TollgateError && ANSWERED_MEANWHILE.has(error.code)) {
       return notWaiting(c, claims);
@@ -95,13 +89,17 @@ async function handleCallback(c: Context<ServerEnv>, routes: CallbackRoutes) {
   }
 }
 
-function actionOf(given: string | undefined): McpElicitationAction {
-  if (given === undefined) return 'accept';
-  if ((ACTIONS as readonly string[]).includes(given)) return given as McpElicitationAction;
+/**
+ * Only `accept`: the payload's URL is seen by whoever may read the run, and "the page is done"
+ * makes no server act without checking its own state; declining or cancelling a wait takes
+ * the rights to decide (the run's resume).
+ */
+function checkAction(given: string | undefined): void {
+  if (given === undefined || given === 'accept') return;
   throw new HttpError(
     400,
     'BAD_REQUEST',
-    `action must be accept, decline or cancel, not ${JSON.stringify(given)}; nothing was answered.`,
+    `A callback URL only accepts (action=accept), not ${JSON.stringify(given)}; nothing was answered: decline or cancel the wait with the run's resume and elicitationReply('${given === 'cancel' ? 'cancel' : 'decline'}').`,
   );
 }
 
