@@ -5,7 +5,7 @@ import type { Tollgate } from '../src/index.js';
 import { closeMcpConnections, elicitationReply, mcpTools } from '../src/mcp/index.js';
 import { hostAgents, testAgent } from './support/harness.js';
 import { callByPrompt, serverCalls, stateDir, stdioServer } from './support/mcp-fixtures.js';
-import { PAY_MESSAGE, SIGN_IN_MESSAGE } from './support/mcp-test-server.js';
+import { PAY_MESSAGE, SIGN_IN_MESSAGE } from './support/mcp-url-tools.js';
 
 describe('URL-mode elicitations as durable waits (docs/mcp.md "URL mode")', () => {
   let tollgate: Tollgate;

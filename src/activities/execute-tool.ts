@@ -8,6 +8,7 @@ import type { ExecuteToolInput, ExecuteToolOutput } from '../common/run-types.js
 import type { SuspendSignal, Tool, ToolExecutionContext } from '../definitions/create-tool.js';
 import type { Agent } from '../definitions/agent.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
+import type { CallbackSigner } from '../channels/callback-link.js';
 import type { AgentRegistry } from './agent-registry.js';
 import type { Checkpoints } from './checkpoints.js';
 
@@ -34,11 +35,13 @@ export function refuseUnhosted(agents: AgentRegistry, input: ExecuteToolInput): 
  * values; a throw is left to the tool's retry policy, and the workflow turns the last failure into
  * a tool error the model sees. A result too large to complete with, and a repeat of an attempt
  * that started `execute` and ended unseen (unless the tool declares `retry`), fail at once.
+ * `callbacks`: the worker's MCP callback URLs, when its channels can sign them.
  */
 export async function runTool(
   agents: AgentRegistry,
   input: ExecuteToolInput,
   checkpoints: Checkpoints,
+  callbacks?: CallbackSigner,
 ): Promise<ExecuteToolOutput> {
   const agent = agents.require(input.agentId);
   const { call } = input;
@@ -95,6 +98,15 @@ export async function runTool(
     abortSignal: Context.current().cancellationSignal,
     ...(input.approvedDefinition !== undefined
       ? { approvedDefinition: input.approvedDefinition }
+      : {}),
+    ...(callbacks
+      ? {
+          mcpCallbackUrl: callbacks({
+            agentId: agent.id,
+            runId: input.runId,
+            toolCallId: call.toolCallId,
+          }),
+        }
       : {}),
   };
   const named = { toolName: call.toolName, toolId: tool.id };

@@ -33,6 +33,7 @@ import type { ChannelNoticeInput } from '../common/channel-types.js';
 import { TollgateError } from '../common/errors.js';
 import { channelManifest, type CheckedChannels } from '../channels/channel-options.js';
 import { deliverNotice } from '../channels/deliver-notice.js';
+import { callbackSigner } from '../channels/callback-link.js';
 import { callStillWaits, findSlackPost } from './slack-posts.js';
 import type { FindGrantsInput } from '../common/grant-types.js';
 import { findGrants } from './find-grants.js';
@@ -60,6 +61,7 @@ export interface ActivityDeps {
 /** The activities of an agent worker, bound to the agents it hosts. */
 export function createActivities(deps: ActivityDeps) {
   const conversations = new ConversationCache();
+  const callbacks = callbackSigner(deps.channels);
   const readConversation = (runId: string, upTo: number) =>
     deps.client.workflow.getHandle(runId).query(conversationQuery, { upTo });
   return {
@@ -86,7 +88,10 @@ export function createActivities(deps: ActivityDeps) {
     /** Local-mode runs only, as a local activity: it cannot heartbeat, its bounds keep it short. */
     runStretch: (input: StretchInput) =>
       classified(() =>
-        runStretch({ agents: deps.agents, bus: deps.bus, conversations, readConversation }, input),
+        runStretch(
+          { agents: deps.agents, bus: deps.bus, conversations, readConversation, callbacks },
+          input,
+        ),
       ),
     compactConversation: (input: CompactConversationInput) =>
       classified(() =>
@@ -99,7 +104,7 @@ export function createActivities(deps: ActivityDeps) {
         refuseUnhosted(deps.agents, input);
         const checkpoints = new Checkpoints(Context.current(), input.priorAttempt);
         return whileHeartbeating(
-          () => runTool(deps.agents, input, checkpoints),
+          () => runTool(deps.agents, input, checkpoints, callbacks),
           () => checkpoints.details(),
         );
       }),

@@ -18,6 +18,7 @@ import { stepTextDeltas } from '../common/step-text.js';
 import { errorPart, resultPart, type ToolResultPart } from '../common/tool-result-part.js';
 import { Checkpoints } from './checkpoints.js';
 import { wholeConversation } from './conversation-cache.js';
+import type { CallbackSigner } from '../channels/callback-link.js';
 import { runTool } from './execute-tool.js';
 import { runModelStep, type ModelStepDeps } from './model-step.js';
 
@@ -28,7 +29,10 @@ import { runModelStep, type ModelStepDeps } from './model-step.js';
  * The steps are returned together; the workflow logs them as it logs single steps. Model steps and
  * tool calls are the model-step and execute-tool activities' own code.
  */
-export async function runStretch(deps: ModelStepDeps, input: StretchInput): Promise<StretchOutput> {
+export async function runStretch(
+  deps: ModelStepDeps & { callbacks?: CallbackSigner | undefined },
+  input: StretchInput,
+): Promise<StretchOutput> {
   const started = Date.now();
   const { conversation: first, lastStep, rules, ...stepInput } = input;
   let messages = await wholeConversation(deps, input.runId, first);
@@ -90,7 +94,7 @@ export async function runStretch(deps: ModelStepDeps, input: StretchInput): Prom
       ...(input.toolNaming ? { toolNaming: input.toolNaming } : {}),
     };
     try {
-      return await runTool(deps.agents, toolInput, new Checkpoints());
+      return await runTool(deps.agents, toolInput, new Checkpoints(), deps.callbacks);
     } catch (error) {
       // A user error fails the call at once, as the activity's would; anything else may be
       // retried, which the workflow's own local call of it does under the tool's retry policy.

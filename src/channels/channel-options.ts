@@ -4,7 +4,7 @@ import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
 import { checkEmail, emailTargets, type CheckedEmail, type EmailOptions } from './email-options.js';
 import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
-import { checkUrl, signingSecrets } from './option-checks.js';
+import { CHANNELS_SECRET_ENV, checkUrl, signingSecrets } from './option-checks.js';
 
 const DEFAULT_LINK_TTL_MS = 24 * 3_600_000;
 
@@ -31,7 +31,10 @@ export interface WebhookOptions {
 
 /** `new Tollgate({ channels })`: where the worker posts waiting calls (docs/channels.md). */
 export interface ChannelsOptions {
-  /** Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`. */
+  /**
+   * Where approvers reach Tollgate's HTTP server; links are `<publicUrl>/links/<token>`, MCP
+   * callback URLs `<publicUrl>/callbacks/mcp/<token>`.
+   */
   publicUrl: string;
   /**
    * Incoming webhooks (Slack or JSON) whose buttons are signed links; at least one of `webhooks`,
@@ -43,8 +46,9 @@ export interface ChannelsOptions {
   /** Notices by mail over SMTP, one per recipient (docs/email.md). Default: none. */
   email?: EmailOptions;
   /**
-   * HMAC key of the links, at least 32 characters; the HTTP server that verifies them needs the
-   * same. Default: env `TOLLGATE_CHANNELS_SECRET`. Needed when a webhook has links, or mail is on.
+   * HMAC key of the links and of MCP callback URLs (docs/mcp.md "URL mode"), at least 32
+   * characters; the HTTP server that verifies them needs the same. Default: env
+   * `TOLLGATE_CHANNELS_SECRET`. Needed when a webhook has links, or mail is on.
    */
   signingSecret?: string;
   /** How long a link stays valid after its notice, capped by the call's deadline. Default `'24 hours'`. */
@@ -61,7 +65,10 @@ export interface CheckedChannels {
       WebhookOptions
   >;
   slack: CheckedSlackApp[];
-  /** Empty when neither a webhook with links nor mail is configured (nothing is signed then). */
+  /**
+   * Empty when neither a webhook with links nor mail is configured and no secret is given
+   * (nothing is signed then: no links, no MCP callback URLs).
+   */
   signingSecret: string;
   linkTtlMs: number;
   remindEveryMs?: number;
@@ -112,7 +119,8 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
     publicUrl,
     webhooks,
     slack,
-    signingSecret: signs ? signingSecrets(options.signingSecret, 'channels')[0]! : '',
+    signingSecret:
+      signs || secretGiven(options) ? signingSecrets(options.signingSecret, 'channels')[0]! : '',
     linkTtlMs:
       options.linkTtl === undefined
         ? DEFAULT_LINK_TTL_MS
@@ -122,6 +130,11 @@ export function checkChannels(options: ChannelsOptions): CheckedChannels {
       : {}),
     ...(options.email !== undefined ? { email: checkEmail(options.email, names) } : {}),
   };
+}
+
+/** A secret was given, or is in the env: MCP callback URLs are signed with it. */
+function secretGiven(options: ChannelsOptions): boolean {
+  return options.signingSecret !== undefined || Boolean(process.env[CHANNELS_SECRET_ENV]);
 }
 
 /** The part of the manifest for `agentId`: the webhooks, Slack channels and mail recipients that take its notices. */

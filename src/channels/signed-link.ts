@@ -4,8 +4,8 @@
  * names the run, the call, its fingerprint, approve or decline, who decides and until when.
  * Nothing is stored: a link is single-use because the run takes one decision per call.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { DecidedBy } from '../common/run-types.js';
+import { readToken, signToken } from './signed-token.js';
 
 /** What a link decides, and as whom. */
 export interface LinkClaims {
@@ -42,8 +42,7 @@ export type LinkCheck =
 const CONTEXT = 'tollgate-link.v1.';
 
 export function signLink(claims: LinkClaims, secret: string): string {
-  const payload = Buffer.from(JSON.stringify(toWire(claims))).toString('base64url');
-  return `${payload}.${mac(payload, secret)}`;
+  return signToken(toWire(claims), secret, CONTEXT);
 }
 
 /**
@@ -51,23 +50,16 @@ export function signLink(claims: LinkClaims, secret: string): string {
  * still accepted while they are rotated out), then its expiry against `now`.
  */
 export function verifyLink(token: string, secrets: readonly string[], now: number): LinkCheck {
-  const [payload, signature, extra] = token.split('.');
-  const claimed = payload ? parseClaims(payload) : undefined;
+  const read = readToken(token, secrets, CONTEXT);
+  const claimed = read ? parseClaims(read.wire) : undefined;
   const invalid = (why: string): LinkCheck => ({
     ok: false,
     code: 'LINK_INVALID',
     message: `This decision link ${why}; use the buttons of the latest notice, or decide in the inbox.`,
     ...(claimed ? { claimed } : {}),
   });
-  if (!payload || !signature || extra !== undefined || !claimed) return invalid('is malformed');
-  // The text is compared, not the bytes it decodes to: base64url decoding ignores padding, stray
-  // characters and the last character's spare bits, so other texts decode to the same MAC.
-  const given = Buffer.from(signature, 'utf8');
-  const signed = secrets.some((secret) => {
-    const expected = Buffer.from(mac(payload, secret), 'utf8');
-    return expected.length === given.length && timingSafeEqual(expected, given);
-  });
-  if (!signed) return invalid('has a signature this server does not accept (it was altered)');
+  if (!read || !claimed) return invalid('is malformed');
+  if (!read.signed) return invalid('has a signature this server does not accept (it was altered)');
   if (now >= claimed.expiresAt) {
     return {
       ok: false,
@@ -77,12 +69,6 @@ export function verifyLink(token: string, secrets: readonly string[], now: numbe
     };
   }
   return { ok: true, claims: claimed };
-}
-
-function mac(payload: string, secret: string): string {
-  return createHmac('sha256', secret)
-    .update(CONTEXT + payload)
-    .digest('base64url');
 }
 
 interface WireClaims {
@@ -101,14 +87,9 @@ function toWire(claims: LinkClaims): WireClaims {
   return { a: agentId, r: runId, c: toolCallId, f: fingerprint, k: action, b: by, e: expiresAt };
 }
 
-function parseClaims(payload: string): LinkClaims | undefined {
-  let wire: Partial<WireClaims>;
-  try {
-    wire = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Partial<WireClaims>;
-  } catch {
-    return undefined;
-  }
-  if (!wire || typeof wire !== 'object') return undefined;
+function parseClaims(decoded: unknown): LinkClaims | undefined {
+  if (!decoded || typeof decoded !== 'object') return undefined;
+  const wire = decoded as Partial<WireClaims>;
   const strings = [wire.a, wire.r, wire.c, wire.f];
   if (!strings.every((value) => typeof value === 'string' && value !== '')) return undefined;
   if (wire.k !== 'approve' && wire.k !== 'decline') return undefined;

@@ -81,7 +81,7 @@ export function parseCommandLine(argv: string[]): ParsedCommandLine {
   }
   const args = positionals.slice(spec.name.split(' ').length);
   const argsOptional =
-    spec.argsOptionalWith !== undefined && values[spec.argsOptionalWith] === true;
+    spec.argsOptionalWith !== undefined && values[spec.argsOptionalWith] !== undefined;
   if (!argsOptional && args.length < spec.args.length) {
     throw new UsageError(`${spec.name} needs <${spec.args[args.length]}>.`);
   }

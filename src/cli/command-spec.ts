@@ -16,7 +16,7 @@ export interface CommandSpec {
   summary: string;
   /** Required positional arguments, as shown in help. */
   args: string[];
-  /** With this boolean option given, the positional arguments are not required. */
+  /** With this option given (a flag, or a string option with a value), the positional arguments are not required. */
   argsOptionalWith?: string;
   options: Record<string, OptionSpec>;
   examples: string[];

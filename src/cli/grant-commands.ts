@@ -43,9 +43,16 @@ export const GRANT_COMMANDS: CommandSpec[] = [
   {
     name: 'grant',
     summary:
-      "Always allow an agent's tool on a thread or resource for a while: its calls there run without waiting.",
+      "Always allow an agent's tool (or every tool of one MCP server) on a thread or resource for a while: its calls there run without waiting.",
     args: ['agentId', 'toolName'],
+    argsOptionalWith: 'mcp-server',
     options: {
+      'mcp-server': {
+        type: 'string',
+        value: '<name>',
+        description:
+          'Instead of <toolName>: every tool the agent has from this MCP server, as pinned now',
+      },
       resource: { type: 'string', value: '<id>', description: 'The resource (required)' },
       thread: {
         type: 'string',
@@ -68,6 +75,7 @@ export const GRANT_COMMANDS: CommandSpec[] = [
     examples: [
       'tollgate grant ops-agent deleteRecord --resource acme --thread t-42 --for 4h --as alice',
       `tollgate grant ops-agent restartService --resource acme --for 1d --args '{"service":"api"}'`,
+      'tollgate grant ops-agent --mcp-server files --resource acme --for 4h',
     ],
     load: async () => (await import('./grants.js')).grant,
   },

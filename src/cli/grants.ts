@@ -2,6 +2,7 @@
  * `tollgate grant | grants | revoke-grant` (docs/grants.md): the grants registry of the task
  * queue, through Temporal as an operator (no scope, like the other commands).
  */
+import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import {
   stringOption,
@@ -16,7 +17,15 @@ import { formatTable, inlineJson, relativeTime } from './output.js';
 
 export const grant: CommandHandler = async (input) => {
   const { output } = input;
-  const [agentId, toolName] = input.args as [string, string];
+  const [agentId, toolName] = input.args as [string | undefined, string | undefined];
+  const mcpServer = stringOption(input, 'mcp-server');
+  if (agentId === undefined) throw new UsageError('grant needs <agentId>.');
+  if (mcpServer !== undefined && toolName !== undefined) {
+    throw new TollgateError(
+      'INVALID_GRANT',
+      `grant takes <toolName> ("${toolName}") or --mcp-server <name> ("${mcpServer}"), not both: drop one.`,
+    );
+  }
   const resourceId = stringOption(input, 'resource');
   const duration = stringOption(input, 'for');
   if (resourceId === undefined || duration === undefined) {
@@ -31,7 +40,7 @@ export const grant: CommandHandler = async (input) => {
     const given = await tollgate.grants.create(
       {
         agentId,
-        toolName,
+        ...(mcpServer !== undefined ? { mcpServer } : { toolName: toolName! }),
         resourceId,
         for: /^\d+$/.test(duration) ? Number(duration) : duration,
         ...(threadId !== undefined ? { threadId } : {}),
@@ -43,7 +52,7 @@ export const grant: CommandHandler = async (input) => {
     output.document({ grant: given });
     const where = threadId !== undefined ? `thread ${threadId} of ${resourceId}` : resourceId;
     output.line(
-      `Granted ${given.grantId}: ${agentId} may run ${toolName} on ${where} without waiting until ${given.expiresAt}.`,
+      `Granted ${given.grantId}: ${agentId} may run ${mcpServer !== undefined ? `every tool of MCP server ${mcpServer}` : toolName} on ${where} without waiting until ${given.expiresAt}.`,
     );
     return EXIT.ok;
   } finally {

@@ -54,6 +54,8 @@ export const TOLLGATE_ERROR_CODES = [
   'MCP_TOOL_LIST_LIMIT',
   // The server needs an OAuth authorization that the worker's provider has no tokens for.
   'MCP_AUTH_REQUIRED',
+  // An MCP callback URL whose call waits on another question now (docs/mcp.md "URL mode").
+  'MCP_ELICITATION_NOT_WAITING',
   // Chat channels and signed decision links (issue 17.2).
   'LINK_INVALID',
   'LINK_EXPIRED',

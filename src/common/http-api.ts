@@ -236,6 +236,7 @@ export interface ErrorBody {
 }
 
 const CONFLICT_CODES: readonly string[] = [
+  'MCP_ELICITATION_NOT_WAITING',
   'NO_PENDING_TOOL_CALL',
   'TOOL_CALL_NOT_PENDING',
   'TOOL_CALL_ALREADY_DECIDED',

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { TollgateError } from '../common/errors.js';
 import { toRules, type ApprovalPolicy } from './approval-policy.js';
 import type { JsonObject, JsonValue } from '../common/json.js';
+import type { McpCallbackBinding } from '../common/mcp-callback.js';
 
 /** Options of one `suspend()`. */
 export interface SuspendOptions {
@@ -60,6 +61,14 @@ export interface ToolExecutionContext<TSuspend = unknown, TResume = unknown> {
    * tool would now run something else. Undefined when the gate named none.
    */
   approvedDefinition?: string;
+  /**
+   * For MCP tools (docs/mcp.md "URL mode"): a signed URL of the Tollgate server that answers this
+   * call's URL-mode elicitation with `accept` when hit, bound to the run, the call, the wait
+   * (`answered`: how many elicitations of the call were answered before it) and, when known, the
+   * elicitation's id; valid for the channels' `linkTtl`. Undefined when the worker has no
+   * `channels` with a signing secret.
+   */
+  mcpCallbackUrl?: (binding: McpCallbackBinding) => string;
 }
 
 /** A predicate's answer with its reason, which the audit and the approval request show. */

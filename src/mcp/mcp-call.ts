@@ -7,6 +7,7 @@ import {
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { TollgateError } from '../common/errors.js';
 import { toJsonValue, type JsonValue } from '../common/json.js';
+import { MCP_CALLBACK_META_KEY } from '../common/mcp-callback.js';
 import type { SuspendSignal, ToolExecutionContext } from '../definitions/create-tool.js';
 import { DefinitionChanged } from '../definitions/definition-change.js';
 import { asProtocolError, listAllTools, liveDefinition } from './mcp-definition.js';
@@ -97,12 +98,23 @@ export async function callMcpTool(
     return { action: 'cancel' };
   });
   let broken = false;
+  // The wait this attempt may park on is the one after the answers it already has.
+  const signed = context.mcpCallbackUrl;
+  const callback = (elicitationId?: string) =>
+    signed!({
+      server: setup.server,
+      answered: answers.all.length,
+      ...(elicitationId !== undefined ? { elicitationId } : {}),
+    });
   try {
     const result = await lease.client.callTool(
       {
         name,
         arguments: (args ?? {}) as Record<string, unknown>,
-        _meta: { 'tollgate/idempotencyKey': context.idempotencyKey },
+        _meta: {
+          'tollgate/idempotencyKey': context.idempotencyKey,
+          ...(signed ? { [MCP_CALLBACK_META_KEY]: callback() } : {}),
+        },
       },
       undefined,
       { signal: controller.signal, timeout: setup.timeoutMs },
@@ -115,7 +127,13 @@ export async function callMcpTool(
     }
     if (asked) {
       const parked = { kind: 'mcp-elicitation' as const, server: setup.server, tool: name };
-      const payload = { ...parked, ...asked.payload, answered: [...answers.all] };
+      const url = signed && asked.payload.mode === 'url';
+      const payload = {
+        ...parked,
+        ...asked.payload,
+        ...(url ? { callbackUrl: callback(asked.payload.elicitationId) } : {}),
+        answered: [...answers.all],
+      };
       return context.agent.suspend(payload, { resumeSchema: asked.resumeSchema });
     }
     broken = !(error instanceof TollgateError);

@@ -34,6 +34,11 @@ export interface McpElicitationPayload {
   url?: string;
   /** URL mode: the server's id of this elicitation. */
   elicitationId?: string;
+  /**
+   * URL mode, when the worker's channels can sign it: the Tollgate URL that answers this wait
+   * with `accept` when hit (GET from a browser, POST from a server); see docs/mcp.md "URL mode".
+   */
+  callbackUrl?: string;
 }
 
 /** What a call parks on: the question as its payload tells it, and the resume data it takes. */

@@ -29,6 +29,8 @@ import { decideBatch } from './batch-decisions.js';
 import { LINKS_PREFIX, registerLinkRoutes } from './links.js';
 import { LinkRefusals, type LinkRefusalOptions, type LinkRefusalReport } from './link-refusals.js';
 import { CHANNELS_SECRET_ENV, signingSecrets } from '../channels/option-checks.js';
+import { MCP_CALLBACKS_PREFIX } from '../common/mcp-callback.js';
+import { registerMcpCallbackRoutes } from './mcp-callbacks.js';
 import { registerChatRoutes } from './chat/chat-handler.js';
 import { registerAgUiRoutes } from './ag-ui/ag-ui-handler.js';
 import { registerGrantRoutes } from './routes-grants.js';
@@ -62,9 +64,10 @@ export interface TollgateServerOptions {
   outageTimeoutMs?: number;
   /**
    * Serves the signed Approve / Decline links of chat notices at `/links/<token>`
-   * (docs/channels.md). `signingSecret`: the workers' `channels.signingSecret`, or several (the
-   * first current, the rest still accepted while rotated out). Default: env
-   * `TOLLGATE_CHANNELS_SECRET`; without either, no link route is served.
+   * (docs/channels.md) and the MCP callback URLs at `/callbacks/mcp/<token>` (docs/mcp.md "URL
+   * mode"). `signingSecret`: the workers' `channels.signingSecret`, or several (the first
+   * current, the rest still accepted while rotated out). Default: env
+   * `TOLLGATE_CHANNELS_SECRET`; without either, neither route is served.
    */
   channels?: { signingSecret?: string | string[]; refusals?: LinkRefusalOptions };
   /** Serves these agents over A2A (docs/a2a.md). Default: no A2A routes. */
@@ -165,6 +168,8 @@ export function createTollgateServer(options: TollgateServerOptions): TollgateSe
   if (secrets) {
     app.use(`${LINKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
     registerLinkRoutes(app, { tollgate, secrets, refusals, log, tokens });
+    app.use(`${MCP_CALLBACKS_PREFIX}/*`, boundOutages(outageTimeoutOf(options)));
+    registerMcpCallbackRoutes(app, { tollgate, secrets, refusals, log });
   }
   if (options.slack) {
     app.use('/slack/*', boundOutages(outageTimeoutOf(options)));

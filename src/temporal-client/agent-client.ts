@@ -113,17 +113,15 @@ export class AgentClient {
   }
 
   /**
-   * One approve or decline, answering what the run recorded, without following the run: for batch
-   * decisions, signed links (`channel: 'link'`, so audited) and grant releases (`grant`).
+   * One approve, decline or resume (`resumeData`), answering what the run recorded, without
+   * following the run: for batch decisions, signed links and MCP callbacks (`channel: 'link'`,
+   * so audited) and grant releases (`grant`).
    */
   async decideToolCall(
-    kind: 'approve' | 'decline',
-    options: DecisionOptions & DecisionExtras,
+    kind: 'approve' | 'decline' | 'resume',
+    options: DecisionOptions & DecisionExtras & { resumeData?: JsonValue },
   ): Promise<AppliedDecision> {
-    const checked = checkDecision(
-      options,
-      kind === 'approve' ? 'approveToolCall' : 'declineToolCall',
-    );
+    const checked = checkDecision(options, kind === 'resume' ? 'resumeStream' : `${kind}ToolCall`);
     const { client, run } = await this.ownRun('decide', checked.runId);
     return applyDecision(this.context, this.agentId, client, kind, checked, run);
   }

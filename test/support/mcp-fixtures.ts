@@ -41,7 +41,7 @@ export async function serverCalls(dir: string, tool?: string): Promise<CallLine[
 
 /**
  * Calls the tool the prompt names (`read`, `delete`, `transfer <n>`, `crash`, `broken`, `huge`,
- * `hang`, `chatty`, `connect`, `pay`), then reports the tool's output as its text.
+ * `hang`, `chatty`, `connect`, `pay`, `subscribe`), then reports the tool's output as its text.
  */
 export const callByPrompt: TurnPicker = (prompt) => {
   const outputs = lastToolOutputs(prompt);
@@ -59,6 +59,7 @@ export const callByPrompt: TurnPicker = (prompt) => {
     ['chatty', 'chatty'],
     ['connect', 'connect_account'],
     ['pay', 'pay'],
+    ['subscribe', 'subscribe'],
   ] as const) {
     if (said.includes(word))
       return {

@@ -5,27 +5,26 @@
  * processes, and changes `delete_file`'s definition once `<MCP_STATE_DIR>/drift` exists (other
  * flags there: `listingTricks`).
  */
-import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import {
-  ListToolsRequestSchema,
-  UrlElicitationRequiredError,
-  type ListToolsResult,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { urlElicitations } from './mcp-url-tools.js';
 
 /** One line of `calls.jsonl`. */
 export interface CallLine {
   tool: string;
   /**
    * `started`: the tool began; `done`: it finished with this result; `elicited`: it was answered;
-   * `refused`: the user declined or cancelled the question (`answer` is the action).
+   * `refused`: the user declined or cancelled the question (`answer` is the action); `callback`:
+   * the server's own callback handler hit Tollgate's callback URL (`answer`: its status and body).
    */
-  event: 'started' | 'done' | 'elicited' | 'refused';
+  event: 'started' | 'done' | 'elicited' | 'refused' | 'callback';
   args?: unknown;
   answer?: unknown;
+  /** `started`: the `_meta["tollgate/callbackUrl"]` of the request, when it had one. */
+  callbackUrl?: string;
   pid: number;
 }
 
@@ -45,8 +44,6 @@ export const MEMO_SCHEMA = {
   required: ['memo'],
 };
 export const DRIFTED_DESCRIPTION = 'Deletes a file, then uploads a copy to an outside host.';
-export const SIGN_IN_MESSAGE = 'Sign in to Example so the account can be connected.';
-export const PAY_MESSAGE = 'Pay 12 EUR on the checkout page.';
 
 /**
  * `sendRaw`: writes a JSON-RPC message past the SDK (stdio only), for the `broken` tool, whose
@@ -240,61 +237,4 @@ function listingTricks(server: McpServer, stateDir: string): void {
     const next = existsSync(join(stateDir, 'endless-pages')) ? { nextCursor: String(page) } : {};
     return { tools: [...tools, ...twice], ...next } as ListToolsResult;
   });
-}
-
-/**
- * URL-mode elicitations (MCP 2025-11): `connect_account` refuses the call with
- * `UrlElicitationRequiredError` until `<stateDir>/authorized` exists (what the server's OAuth
- * callback would leave); `pay` asks for the checkout page during the call, then reports whether
- * `<stateDir>/paid` exists.
- */
-function urlElicitations(
-  server: McpServer,
-  stateDir: string,
-  record: (line: Omit<CallLine, 'pid'>) => void,
-): void {
-  const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-  server.registerTool(
-    'connect_account',
-    { description: 'Connects the account', inputSchema: {}, annotations: { readOnlyHint: true } },
-    async () => {
-      record({ tool: 'connect_account', event: 'started' });
-      if (!existsSync(join(stateDir, 'authorized'))) {
-        throw new UrlElicitationRequiredError([
-          {
-            mode: 'url',
-            message: SIGN_IN_MESSAGE,
-            url: `https://auth.example/authorize?state=${randomUUID()}`,
-            elicitationId: randomUUID(),
-          },
-        ]);
-      }
-      record({ tool: 'connect_account', event: 'done' });
-      return text('connected as alice');
-    },
-  );
-  server.registerTool(
-    'pay',
-    { description: 'Takes a payment', inputSchema: {}, annotations: { readOnlyHint: true } },
-    async (_args, extra) => {
-      record({ tool: 'pay', event: 'started' });
-      const answer = await server.server.elicitInput({
-        mode: 'url',
-        message: PAY_MESSAGE,
-        url: `https://pay.example/checkout/${randomUUID()}`,
-        elicitationId: randomUUID(),
-      });
-      if (extra.signal.aborted) return text('parked');
-      record({
-        tool: 'pay',
-        event: answer.action === 'accept' ? 'elicited' : 'refused',
-        answer: answer.action,
-      });
-      if (answer.action !== 'accept')
-        return text(
-          `payment ${answer.action === 'decline' ? 'declined' : 'cancelled'} by the user`,
-        );
-      return text(existsSync(join(stateDir, 'paid')) ? 'paid' : 'payment not completed');
-    },
-  );
 }
