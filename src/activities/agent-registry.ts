@@ -1,4 +1,5 @@
 import type { AgentDescription } from '../common/directory-types.js';
+import type { McpToolSource } from '../common/mcp-server-grant.js';
 import { TollgateError } from '../common/errors.js';
 import type { Agent } from '../definitions/agent.js';
 import type { Tool } from '../definitions/create-tool.js';
@@ -71,6 +72,23 @@ export class AgentRegistry {
       tools: [...agent.tools.keys()],
       subAgents: [...agent.subAgents.values()].map((subAgent) => subAgent.id),
       delegations: [...agent.subAgents.keys()],
+      ...mcpToolsOf(agent),
     }));
   }
+}
+
+/** Where `tool` comes from when it is an MCP server's tool (`mcpTools()`); undefined otherwise. */
+export function mcpSourceOf(tool: Tool | undefined): McpToolSource | undefined {
+  const mcp = (tool as { mcp?: Partial<McpToolSource> } | undefined)?.mcp;
+  if (typeof mcp?.server !== 'string' || typeof mcp.name !== 'string') return undefined;
+  return { server: mcp.server, name: mcp.name };
+}
+
+/** The agent's MCP tools by key, for its description; nothing when it has none. */
+function mcpToolsOf(agent: Agent): Pick<AgentDescription, 'mcpTools'> {
+  const sources = [...agent.tools].flatMap(([key, tool]) => {
+    const source = mcpSourceOf(tool);
+    return source ? [[key, source] as const] : [];
+  });
+  return sources.length > 0 ? { mcpTools: Object.fromEntries(sources) } : {};
 }

@@ -1,11 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { FindGrantsInput, Grant } from '../common/grant-types.js';
 import { liveGrants } from '../common/grants.js';
-import type { McpPinsState } from '../common/mcp-pins.js';
-import { pinsDigest, serverOfGrant } from '../common/mcp-server-grant.js';
+import { grantsPerTool, serverOfGrant } from '../common/mcp-server-grant.js';
 import { readGrants } from '../temporal-client/grants.js';
 import { McpPinRegistry } from '../temporal-client/mcp-pins.js';
-import type { AgentRegistry } from './agent-registry.js';
+import { mcpSourceOf, type AgentRegistry } from './agent-registry.js';
 
 /**
  * The live grants that may cover a step's gated calls: the agent's, on the run's resource (and
@@ -29,36 +28,16 @@ export async function findGrants(
   const found = ours.filter((grant) => input.toolNames.includes(grant.toolName));
   const perServer = ours.filter((grant) => serverOfGrant(grant) !== undefined);
   if (perServer.length === 0 || !agents) return found;
+  const agent = agents.find(input.agentId);
   const pins = new McpPinRegistry(
     async () => client,
     input.taskQueue,
     async () => 0,
   );
   for (const grant of perServer) {
-    found.push(...perTool(grant, input, agents, await pins.read(serverOfGrant(grant)!)));
+    const stored = await pins.read(serverOfGrant(grant)!);
+    const sourceOf = (toolName: string) => mcpSourceOf(agent?.tools.get(toolName));
+    found.push(...grantsPerTool(grant, input.toolNames, sourceOf, stored));
   }
   return found;
-}
-
-/**
- * A server grant as grants of each of the calls' tools that come from that server, each bound
- * to the tool's stored pin (the gate's definition must be it); none once the server's pins are
- * not those the grant was given for.
- */
-function perTool(
-  grant: Grant,
-  input: FindGrantsInput,
-  agents: AgentRegistry,
-  pins: McpPinsState | undefined,
-): Grant[] {
-  if (!pins || pinsDigest(pins.pins) !== grant.definition) return [];
-  const agent = agents.find(input.agentId);
-  const server = serverOfGrant(grant);
-  const grants: Grant[] = [];
-  for (const toolName of input.toolNames) {
-    const mcp = (agent?.tools.get(toolName) as { mcp?: { server: string; name: string } })?.mcp;
-    const pin = mcp && mcp.server === server ? pins.pins[mcp.name] : undefined;
-    if (pin) grants.push({ ...grant, toolName, definition: pin.fingerprint });
-  }
-  return grants;
 }

@@ -2,6 +2,7 @@
  * JSON-safe shapes of the agent directory: what a worker publishes about an agent it hosts,
  * what the directory entry keeps in its memo, and what a listing returns.
  */
+import type { McpToolSource } from './mcp-server-grant.js';
 
 /** The public description of an agent: no code, no instructions, no schemas. */
 export interface AgentDescription {
@@ -17,6 +18,12 @@ export interface AgentDescription {
    * published before they were listed.
    */
   delegations?: string[];
+  /**
+   * The tools that come from an MCP server (`mcpTools()`), by key: the server's name and the
+   * tool's name there. A release of a grant for every tool of a server reads it (docs/grants.md).
+   * Absent when the agent has none, and in entries published before it was listed.
+   */
+  mcpTools?: Record<string, McpToolSource>;
 }
 
 /** One worker's publication of an agent, sent at `startWorker()`. */

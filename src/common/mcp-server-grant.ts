@@ -4,7 +4,8 @@
  * grants by tool name never matches it to a call; the worker's grant lookup expands it into one
  * grant per tool of that server, each bound to the tool's stored pin. Pure.
  */
-import type { StoredPin } from './mcp-pins.js';
+import type { Grant } from './grant-types.js';
+import type { McpPinsState, StoredPin } from './mcp-pins.js';
 import { canonicalJson } from './json.js';
 import { sha256Hex } from './sha256.js';
 
@@ -34,4 +35,36 @@ export function pinsDigest(pins: Record<string, StoredPin>): string {
     Object.entries(pins).map(([name, pin]) => [name, pin.fingerprint]),
   );
   return sha256Hex(canonicalJson(fingerprints));
+}
+
+/** Where an agent's tool comes from when it is an MCP server's: the server and the tool's name there. */
+export interface McpToolSource {
+  /** The server's name (`mcpTools({ name })`). */
+  server: string;
+  /** The tool's name on the server. */
+  name: string;
+}
+
+/**
+ * A server grant as grants of each of `toolNames` (an agent's tool keys) that comes from its
+ * server (`sourceOf`), each bound to the tool's stored pin (the gate's definition must be it);
+ * none once the server's pins are not those the grant was given for. The one judge of a server
+ * grant: the worker's gate and a release both turn it into these grants, then match each call
+ * with `grantCovers` as any grant.
+ */
+export function grantsPerTool(
+  grant: Grant,
+  toolNames: readonly string[],
+  sourceOf: (toolName: string) => McpToolSource | undefined,
+  pins: McpPinsState | undefined,
+): Grant[] {
+  const server = serverOfGrant(grant);
+  if (server === undefined || !pins || pinsDigest(pins.pins) !== grant.definition) return [];
+  const grants: Grant[] = [];
+  for (const toolName of toolNames) {
+    const source = sourceOf(toolName);
+    const pin = source && source.server === server ? pins.pins[source.name] : undefined;
+    if (pin) grants.push({ ...grant, toolName, definition: pin.fingerprint });
+  }
+  return grants;
 }

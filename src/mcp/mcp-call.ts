@@ -40,7 +40,9 @@ export async function currentDefinition(
     return { ...liveDefinition(setup.server, pinned, listed), pinned };
   } catch (error) {
     broken = true;
-    throw error;
+    // Tokens revoked or expired for good while the connection was open: the gate's note and the
+    // call's error then say what to do.
+    throw error instanceof UnauthorizedError ? authRequired(setup.server, error) : error;
   } finally {
     lease.release(broken);
   }

@@ -27,13 +27,16 @@ export interface ReleaseDeps {
 /**
  * Approves the waiting calls `grant` covers (docs/grant-release.md): the grant's agent, tool,
  * resource, thread, arguments and definition, in runs the caller may see, except `except` (the
- * call just approved). Each approval is judged by its run like any other, in the name of who
- * gave the grant, and recorded as `grant-used`; a run that refuses is reported, never skipped.
+ * call just approved). `covering` is what calls are matched against: the grant itself, or a
+ * server grant's per-tool grants. Each approval is judged by its run like any other, in the name
+ * of who gave the grant, and recorded as `grant-used`; a run that refuses is reported, never
+ * skipped.
  */
 export async function releaseCovered(
   deps: ReleaseDeps,
   grant: Grant,
   except?: { runId: string; toolCallId: string },
+  covering: Grant[] = [grant],
 ): Promise<GrantRelease> {
   const client = await deps.client();
   const options = {
@@ -51,7 +54,7 @@ export async function releaseCovered(
           call.requiresApproval &&
           call.path === undefined &&
           !(except?.runId === run.runId && except.toolCallId === call.toolCallId) &&
-          grantCovers(grant, where, call, now),
+          covering.some((one) => grantCovers(one, where, call, now)),
       )
       .map((call) => ({ run, call }));
   });

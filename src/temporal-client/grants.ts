@@ -18,7 +18,7 @@ import {
   type Scope,
 } from '../common/scope.js';
 import { GRANTS_MEMO_KEY, GRANTS_WORKFLOW, grantsRegistryId } from '../common/wire.js';
-import { pinsDigest, serverOfGrant } from '../common/mcp-server-grant.js';
+import { grantsPerTool, pinsDigest, serverOfGrant } from '../common/mcp-server-grant.js';
 import type { AgentDirectory } from './agent-directory.js';
 import { toTollgateError } from './errors.js';
 import { releaseCovered, type ReleaseDeps } from './grant-release.js';
@@ -72,7 +72,25 @@ export class GrantRegistry {
     const grant = liveGrants(state, Date.now()).find((g) => g.grantId === grantId);
     if (!grant || !maySeeRun(caller.scope, grant)) throw unknownGrant(grantId);
     const agent = this.agentOf(grant.agentId, caller.scope);
-    return releaseCovered({ client: this.client, scope: caller.scope, agent }, grant);
+    const deps = { client: this.client, scope: caller.scope, agent };
+    return releaseCovered(deps, grant, undefined, await this.covering(grant));
+  }
+
+  /**
+   * What a release matches calls against: the grant itself, or for a grant of every tool of an
+   * MCP server, one grant per tool of the agent from that server, bound to its stored pin, as the
+   * worker's gate expands it (`grantsPerTool`); the agent's published description says which
+   * tools come from which server.
+   */
+  private async covering(grant: Grant): Promise<Grant[]> {
+    const server = serverOfGrant(grant);
+    if (server === undefined) return [grant];
+    const [description, pins] = await Promise.all([
+      this.directory.description(grant.agentId),
+      new McpPinRegistry(this.client, this.taskQueue, this.pollers).read(server),
+    ]);
+    const sourceOf = (toolName: string) => description.mcpTools?.[toolName];
+    return grantsPerTool(grant, description.tools, sourceOf, pins);
   }
 
   /**
