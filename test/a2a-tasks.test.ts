@@ -168,6 +168,9 @@ describe('A2A tasks: cancel, list, stream, resubscribe', () => {
   it('resubscribing to a waiting task gets its current state, then what follows an answer sent elsewhere', async () => {
     const task = (await send(person, 'delete rec-r1')) as Task;
     expect(task.status?.state).toBe(INPUT_REQUIRED);
+    // A caller who may not see the task cannot subscribe to it either.
+    const hidden = await refusal(outsider.resubscribeTask({ tenant: '', id: task.id }).next());
+    expect(hidden?.name).toContain('TaskNotFound');
     const events = person.resubscribeTask({ tenant: '', id: task.id });
     const current = await events.next();
     const now = (current.value as StreamResponse).payload;
