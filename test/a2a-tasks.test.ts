@@ -115,7 +115,7 @@ describe('A2A tasks: cancel, list, stream, resubscribe', () => {
     for (const id of ['rec-l1', 'rec-l2', 'rec-l3']) {
       opened.push(((await send(person, `delete ${id}`, { contextId })) as Task).id);
     }
-    await send(person, 'delete rec-l9', { contextId: 'ctx-list-2' });
+    const elsewhere = (await send(person, 'delete rec-l9', { contextId: 'ctx-list-2' })) as Task;
     const list = (pageToken: string, client = person) =>
       client.listTasks({
         tenant: '',
@@ -140,12 +140,27 @@ describe('A2A tasks: cancel, list, stream, resubscribe', () => {
     const hidden = await list('', outsider);
     expect(hidden.tasks).toEqual([]);
     expect(hidden.totalSize).toBe(0);
+    // Without a context: the agent's tasks in every context.
+    const all = await eventually(async () => {
+      const page = await person.listTasks({
+        tenant: '',
+        contextId: '',
+        status: TaskState.TASK_STATE_UNSPECIFIED,
+        pageSize: 100,
+        pageToken: '',
+        statusTimestampAfter: undefined,
+      });
+      const ids = page.tasks.map((t) => t.id);
+      if (!ids.includes(elsewhere.id)) throw new Error('not listed yet');
+      return ids;
+    });
+    expect(all).toEqual(expect.arrayContaining([...opened, elsewhere.id]));
     const bad = await refusal(list('not-a-token'));
     expect(bad?.message).toContain('pageToken');
   });
 
   it('SendStreamingMessage streams the task, input-required, and after an approval its completion; the tool runs once', async () => {
-    const opened = await sendStreaming(person, 'delete rec-s1');
+    const opened = await sendStreaming(person, 'delete rec-s1', { messageId: 'stream-s1' });
     expect(statesOf(opened)).toEqual([WORKING, INPUT_REQUIRED]);
     const parked = taskOf(opened);
     const last = opened.at(-1)?.payload;
@@ -162,6 +177,11 @@ describe('A2A tasks: cancel, list, stream, resubscribe', () => {
       $case: 'text',
       value: expect.stringContaining('rec-s1'),
     });
+    expect(ran('rec-s1')).toHaveLength(1);
+    // The opening message streamed again (a retry) finds the task it opened: no second run.
+    const retried = await sendStreaming(person, 'delete rec-s1', { messageId: 'stream-s1' });
+    expect(taskOf(retried).id).toBe(parked.id);
+    expect(statesOf(retried)).toEqual([COMPLETED]);
     expect(ran('rec-s1')).toHaveLength(1);
   });
 
