@@ -90,7 +90,7 @@ export async function listSuspendedRuns(
  * The runs from index `first` on, `perPage` at most, in visibility's order, and how many match.
  * With scope patterns, the count must come from the runs that match them: every one is read.
  */
-async function listPage(
+export async function listPage(
   client: Client,
   query: string,
   paging: { first: number; perPage: number; limits: ExactLimits; scope: Scope | undefined },
@@ -124,20 +124,14 @@ function visibilityQuery(
   options: ListSuspendedRunsOptions,
   limits: ExactLimits,
 ): string {
-  const { agentId: agent, status, threadId, resourceId } = SEARCH_ATTRIBUTES;
+  const { status, threadId, resourceId } = SEARCH_ATTRIBUTES;
   const clauses = [
     `${status.name} IN ('awaiting-approval', 'suspended')`,
     `ExecutionStatus = 'Running'`,
     // A sub-agent's run is decided through the run at the top, which shows its calls.
     'ParentWorkflowId IS NULL',
   ];
-  if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
-  if (limits.agents) clauses.push(`${agent.name} IN (${limits.agents.map(quote).join(', ')})`);
-  if (limits.resources) {
-    clauses.push(`${resourceId.name} IN (${limits.resources.map(quote).join(', ')})`);
-  } else if (limits.needsResource) {
-    clauses.push(`${resourceId.name} IS NOT NULL`);
-  }
+  clauses.push(...scopeClauses(agentId, limits));
   if (options.threadId !== undefined) clauses.push(`${threadId.name} = ${quote(options.threadId)}`);
   if (options.resourceId !== undefined) {
     clauses.push(`${resourceId.name} = ${quote(options.resourceId)}`);
@@ -149,6 +143,20 @@ function visibilityQuery(
     clauses.push(`StartTime <= ${quote(isoOf(options.toDate, 'toDate'))}`);
   }
   return clauses.join(' AND ');
+}
+
+/** Visibility clauses for runs of `agentId` (any agent without it) that `limits` let be seen. */
+export function scopeClauses(agentId: string | undefined, limits: ExactLimits): string[] {
+  const { agentId: agent, resourceId } = SEARCH_ATTRIBUTES;
+  const clauses: string[] = [];
+  if (agentId !== undefined) clauses.push(`${agent.name} = ${quote(agentId)}`);
+  if (limits.agents) clauses.push(`${agent.name} IN (${limits.agents.map(quote).join(', ')})`);
+  if (limits.resources) {
+    clauses.push(`${resourceId.name} IN (${limits.resources.map(quote).join(', ')})`);
+  } else if (limits.needsResource) {
+    clauses.push(`${resourceId.name} IS NOT NULL`);
+  }
+  return clauses;
 }
 
 function isoOf(date: Date, name: string): string {
@@ -177,7 +185,7 @@ async function pendingOf(client: Client, runId: string): Promise<PendingToolCall
   }
 }
 
-interface ListedRun {
+export interface ListedRun {
   runId: string;
   attributes: TypedSearchAttributes;
   startTime: Date;

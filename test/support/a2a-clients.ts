@@ -1,5 +1,5 @@
 /** The A2A SDK's own client against a Tollgate server, and what tests read from its answers. */
-import type { Task } from '@a2a-js/sdk';
+import type { SendMessageRequest, StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -26,29 +26,66 @@ export async function a2aClient(url: string, token: string): Promise<Client> {
   return new ClientFactory(options).createFromUrl(`${url}/`);
 }
 
-export function send(
-  client: Client,
+export function request(
   text: string,
-  ids: { taskId?: string; data?: object; immediately?: boolean; messageId?: string } = {},
-) {
+  ids: {
+    taskId?: string;
+    contextId?: string;
+    data?: object;
+    immediately?: boolean;
+    messageId?: string;
+  } = {},
+): SendMessageRequest {
   const parts = [
     ...(text ? [textPart(text)] : []),
     ...(ids.data ? [dataPart(ids.data as never)] : []),
   ];
   const message = messageOf(
     'user',
-    { messageId: ids.messageId ?? uniqueId('m'), taskId: ids.taskId ?? '', contextId: '' },
+    {
+      messageId: ids.messageId ?? uniqueId('m'),
+      taskId: ids.taskId ?? '',
+      contextId: ids.contextId ?? '',
+    },
     parts,
   );
-  const configuration = ids.immediately
+  return { tenant: '', message, configuration: configurationOf(ids), metadata: undefined };
+}
+
+export function send(client: Client, text: string, ids: Parameters<typeof request>[1] = {}) {
+  return client.sendMessage(request(text, ids));
+}
+
+/** The events of a streamed send, all of them: the stream ends when the task ends or waits. */
+export async function sendStreaming(
+  client: Client,
+  text: string,
+  ids: Parameters<typeof request>[1] = {},
+): Promise<StreamResponse[]> {
+  const events: StreamResponse[] = [];
+  for await (const event of client.sendMessageStream(request(text, ids))) events.push(event);
+  return events;
+}
+
+function configurationOf(ids: { immediately?: boolean }) {
+  return ids.immediately
     ? { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: true }
     : undefined;
-  return client.sendMessage({ tenant: '', message, configuration, metadata: undefined });
 }
 
 /** The Tollgate code a refusal carries in its JSON-RPC error's ErrorInfo metadata. */
 export function codeOf(error: unknown): string | undefined {
   return (error as { data?: Array<{ metadata?: { code?: string } }> }).data?.[0]?.metadata?.code;
+}
+
+/** The states a stream's events carry, in order: the task's, then each status update's. */
+export function statesOf(events: StreamResponse[]): Array<TaskState | undefined> {
+  return events.flatMap((event) => {
+    const payload = event.payload;
+    if (payload?.$case === 'task') return [payload.value.status?.state];
+    if (payload?.$case === 'statusUpdate') return [payload.value.status?.state];
+    return [];
+  });
 }
 
 export function waiting(task: Task): Array<{ toolCallId: string; toolName: string; kind: string }> {

@@ -27,3 +27,15 @@ export async function a2aErrors<T>(
     throw new A2AError(options);
   }
 }
+
+/** A stream whose failures reach the client as A2A errors, as a call's do (`a2aErrors`). */
+export async function* a2aErrorsOf<T>(
+  log: (error: unknown) => void,
+  events: AsyncGenerator<T, void, undefined>,
+): AsyncGenerator<T, void, undefined> {
+  for (;;) {
+    const next = await a2aErrors(log, () => events.next());
+    if (next.done) return;
+    yield next.value;
+  }
+}

@@ -4,12 +4,22 @@
  * Temporal on every request, and every answer to a waiting call is a decision sent through the
  * agent client in the caller's name, judged by the run like any other.
  */
-import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import {
+  TaskState,
+  type AgentCard,
+  type CancelTaskRequest,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+} from '@a2a-js/sdk';
 import {
   ExtendedAgentCardNotConfiguredError,
   PushNotificationNotSupportedError,
   RequestMalformedError,
-  TaskNotCancelableError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';
@@ -19,10 +29,13 @@ import type { Tollgate } from '../../runtime.js';
 import type { AgentOutput } from '../../stream/agent-output.js';
 import type { AgentStream } from '../../stream/agent-stream.js';
 import { collectOutput } from '../../stream/agent-output.js';
-import { runStatus, type RunStatus } from '../../temporal-client/run-status.js';
+import { logEnd, runStatus, type RunStatus } from '../../temporal-client/run-status.js';
 import type { Caller } from '../auth.js';
-import { a2aErrors } from './a2a-errors.js';
+import { cancelTask } from './a2a-cancel.js';
+import { a2aErrors, a2aErrorsOf } from './a2a-errors.js';
+import { listTasks } from './a2a-list.js';
 import { readReply, textOf } from './a2a-reply.js';
+import { subscription, taskEvent, untilSettled, type TaskFollower } from './a2a-stream.js';
 import { checkContextId, newContextId, taskIdFor, taskOf } from './a2a-task.js';
 
 /** Where the route puts the authenticated caller in the A2A call context. */
@@ -47,20 +60,39 @@ export class TollgateA2AHandler implements A2ARequestHandler {
   sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Task> {
     return a2aErrors(this.log, async () => {
       const caller = callerOf(context);
-      const message = params.message;
-      if (!message?.messageId) throw new RequestMalformedError('Send a message with a messageId.');
-      if (message.taskId) return this.answer(caller, message);
-      return this.open(caller, message, params.configuration?.returnImmediately === true);
+      const message = messageOf(params);
+      if (message.taskId)
+        return this.settled(caller, await collectOutput(await this.answer(caller, message)));
+      const opened = await this.open(caller, message);
+      if (!opened.stream) return taskOf(this.agentId, opened.seen);
+      if (params.configuration?.returnImmediately === true) {
+        opened.stream.recorded.catch(() => undefined);
+        return working(this.agentId, opened.stream.runId);
+      }
+      return this.settled(caller, await collectOutput(opened.stream));
     });
   }
 
-  /** Answers once the task settles, as one event: Tollgate streams through its own API. */
+  /** The task at once, then its state changes until it ends or waits for input (a2a-stream.ts). */
   async *sendMessageStream(
     params: SendMessageRequest,
     context: ServerCallContext,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const task = await this.sendMessage(params, context);
-    yield { payload: { $case: 'task', value: task } };
+    const { caller, ...started } = await a2aErrors(this.log, async () => {
+      const caller = callerOf(context);
+      const message = messageOf(params);
+      if (message.taskId) return { caller, stream: await this.answer(caller, message) };
+      return { caller, ...(await this.open(caller, message)) };
+    });
+    if (!started.stream) {
+      yield* this.subscribe(caller, started.seen.runId);
+      return;
+    }
+    yield taskEvent(working(this.agentId, started.stream.runId));
+    yield* a2aErrorsOf(
+      this.log,
+      untilSettled(this.follower(caller), started.stream, TaskState.TASK_STATE_WORKING),
+    );
   }
 
   getTask(params: { id: string }, context: ServerCallContext): Promise<Task> {
@@ -69,13 +101,21 @@ export class TollgateA2AHandler implements A2ARequestHandler {
     );
   }
 
-  cancelTask(): Promise<Task> {
-    const why = 'Tollgate runs are not cancelled over A2A; decline the waiting call instead.';
-    return Promise.reject(new TaskNotCancelableError(why));
+  /** Cancels the task's run in the caller's name (a2a-cancel.ts). */
+  cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    return a2aErrors(this.log, async () => {
+      const caller = callerOf(context);
+      const read = (runId: string) => this.status(caller, runId);
+      return cancelTask(await this.tollgate.client(), this.agentId, caller, params.id, read);
+    });
   }
 
-  listTasks(): Promise<never> {
-    return unsupported('Listing tasks');
+  listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    return a2aErrors(this.log, async () => {
+      const caller = callerOf(context);
+      const read = (runId: string) => this.status(caller, runId);
+      return listTasks(await this.tollgate.client(), this.agentId, caller.scope, params, read);
+    });
   }
 
   createTaskPushNotificationConfig(): Promise<never> {
@@ -94,38 +134,59 @@ export class TollgateA2AHandler implements A2ARequestHandler {
     return Promise.reject(new PushNotificationNotSupportedError());
   }
 
-  async *resubscribe(): AsyncGenerator<StreamResponse, void, undefined> {
-    await unsupported('Subscribing to a task');
+  /** The task's current state, then what follows until it ends or waits for input again. */
+  async *resubscribe(
+    params: SubscribeToTaskRequest,
+    context: ServerCallContext,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const caller = await a2aErrors(this.log, () => Promise.resolve(callerOf(context)));
+    yield* this.subscribe(caller, params.id);
   }
 
-  /** A message without a task id: a new run, or the run an earlier send of it started. */
-  private async open(caller: Caller, message: Message, immediately: boolean): Promise<Task> {
+  private subscribe(
+    caller: Caller,
+    runId: string,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const end = async () => logEnd(await this.tollgate.client(), this.agentId, caller.scope, runId);
+    return a2aErrorsOf(this.log, subscription(this.follower(caller), runId, end));
+  }
+
+  private follower(caller: Caller): TaskFollower {
+    return {
+      agentId: this.agentId,
+      status: (runId) => this.status(caller, runId),
+      observe: (runId, offset) => this.agentOf(caller).observe({ runId, offset }),
+    };
+  }
+
+  /**
+   * A message without a task id: a new run (`stream`), or the run an earlier send of it started
+   * (`seen`), which a retry finds instead of starting a second one.
+   */
+  private async open(
+    caller: Caller,
+    message: Message,
+  ): Promise<{ stream: AgentStream; seen?: undefined } | { stream?: undefined; seen: RunStatus }> {
     const contextId = message.contextId || newContextId(caller.identity.id, message.messageId);
     checkContextId(contextId);
     const runId = taskIdFor(caller.identity.id, contextId, message.messageId);
     const text = textOf(message).trim();
     if (text === '') throw new RequestMalformedError('A message that opens a task needs text.');
     const seen = await this.existing(caller, runId);
-    if (seen) return taskOf(this.agentId, seen);
+    if (seen) return { seen };
     const requestContext = { a2a: { contextId, messageId: message.messageId } };
-    let stream: AgentStream;
     try {
-      stream = await this.agentOf(caller).stream(text, { runId, requestContext });
+      return { stream: await this.agentOf(caller).stream(text, { runId, requestContext }) };
     } catch (error) {
       // The same message sent twice at once: the other send started the run.
       const started = await this.existing(caller, runId);
-      if (started) return taskOf(this.agentId, started);
+      if (started) return { seen: started };
       throw error;
     }
-    if (immediately) {
-      stream.recorded.catch(() => undefined);
-      return taskOf(this.agentId, { runId, state: 'running', pending: [] });
-    }
-    return this.settled(caller, await collectOutput(stream));
   }
 
-  /** A message to a task: the answer to one of its waiting calls. */
-  private async answer(caller: Caller, message: Message): Promise<Task> {
+  /** A message to a task: the answer to one of its waiting calls, and the run followed on. */
+  private async answer(caller: Caller, message: Message): Promise<AgentStream> {
     const status = await this.status(caller, message.taskId);
     if (status.state !== 'running') {
       throw new UnsupportedOperationError(
@@ -145,18 +206,12 @@ export class TollgateA2AHandler implements A2ARequestHandler {
       toolCallId: reply.call.toolCallId,
       decidedBy: caller.identity,
     };
-    let output: AgentOutput;
-    if (reply.kind === 'resume') {
-      output = await agent.resumeGenerate(reply.resumeData, base);
-    } else if (reply.kind === 'decline') {
-      output = await agent.declineToolCallGenerate({ ...base, ...reasonOf(reply) });
-    } else {
-      // An agent approves only where a person named it; checked before anything is sent.
-      if (caller.kind === 'agent') requireAgentApprover(reply.call, caller.identity);
-      const fingerprint = reply.fingerprint ?? reply.call.fingerprint;
-      output = await agent.approveToolCallGenerate({ ...base, ...reasonOf(reply), fingerprint });
-    }
-    return this.settled(caller, output);
+    if (reply.kind === 'resume') return agent.resumeStream(reply.resumeData, base);
+    if (reply.kind === 'decline') return agent.declineToolCall({ ...base, ...reasonOf(reply) });
+    // An agent approves only where a person named it; checked before anything is sent.
+    if (caller.kind === 'agent') requireAgentApprover(reply.call, caller.identity);
+    const fingerprint = reply.fingerprint ?? reply.call.fingerprint;
+    return agent.approveToolCall({ ...base, ...reasonOf(reply), fingerprint });
   }
 
   /** The task once the run's stream ended: it finished, or it waits again. */
@@ -210,8 +265,12 @@ function callerOf(context: ServerCallContext): Caller {
   return caller;
 }
 
-function unsupported(what: string): Promise<never> {
-  return Promise.reject(
-    new UnsupportedOperationError(`${what} is not supported by Tollgate's A2A server.`),
-  );
+function messageOf(params: SendMessageRequest): Message {
+  const message = params.message;
+  if (!message?.messageId) throw new RequestMalformedError('Send a message with a messageId.');
+  return message;
+}
+
+function working(agentId: string, runId: string): Task {
+  return taskOf(agentId, { runId, state: 'running', pending: [] });
 }

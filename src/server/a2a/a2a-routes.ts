@@ -63,12 +63,55 @@ export function registerA2ARoutes(
     if (!transport) return notExposed(c, agentId);
     const caller = { identity: c.get('identity'), scope: c.get('scope'), kind: c.get('kind') };
     const context = new ServerCallContext({ state: new Map([[CALLER_STATE_KEY, caller]]) });
-    const answer = await transport.handle(await c.req.text(), context);
+    const body = await c.req.text();
+    const answer = await transport.handle(body, context);
     if (!(Symbol.asyncIterator in answer)) return c.json(answer);
-    return streamSSE(c, async (sse) => {
-      for await (const event of answer) await sse.writeSSE({ data: JSON.stringify(event) });
-    });
+    return streamAnswer(c, answer, requestIdOf(body));
   });
+}
+
+/**
+ * A streamed answer as SSE. A refusal before the first event (the task is not found, the caller
+ * may not) is a plain JSON-RPC error response; one after it is an `error` event holding one, so
+ * the client sees the refusal instead of a stream that just ends.
+ */
+async function streamAnswer(
+  c: Context,
+  answer: AsyncGenerator<unknown, void, undefined>,
+  id: JsonRpcId,
+): Promise<Response> {
+  const errorOf = (error: unknown) => ({
+    jsonrpc: '2.0',
+    id,
+    error: JsonRpcTransportHandler.mapToJSONRPCError(error),
+  });
+  let first: IteratorResult<unknown, void>;
+  try {
+    first = await answer.next();
+  } catch (error) {
+    return c.json(errorOf(error));
+  }
+  return streamSSE(c, async (sse) => {
+    try {
+      for (let next = first; !next.done; next = await answer.next()) {
+        await sse.writeSSE({ data: JSON.stringify(next.value) });
+      }
+    } catch (error) {
+      await sse.writeSSE({ event: 'error', data: JSON.stringify(errorOf(error)) });
+    }
+  });
+}
+
+type JsonRpcId = string | number | null;
+
+/** The JSON-RPC id of a request body the transport already parsed; null when it has none. */
+function requestIdOf(body: string): JsonRpcId {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' || typeof id === 'number' ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 function checkA2AOptions(options: A2AServerOptions): string[] {

@@ -11,7 +11,7 @@ import type { PendingToolCall } from '../../common/run-types.js';
 import type { RunStatus } from '../../temporal-client/run-status.js';
 import { dataPart, messageOf, textPart } from '../../a2a/a2a-parts.js';
 
-const RUN_PREFIX = 'a2a.';
+export const RUN_PREFIX = 'a2a.';
 /** Context ids Tollgate can carry inside a run id (whose limit is 200 such characters). */
 const CONTEXT_ID = /^[\w-]{1,100}$/;
 
