@@ -21,6 +21,7 @@ import { isRunOfThread, replayOf, type ChatThread } from '../chat/chat-runs.js';
 import { ChatSession, type ChatCaller } from '../chat/chat-session.js';
 import { AgUiTranslator } from './ag-ui-events.js';
 import { agUiMessagesOf } from './ag-ui-messages.js';
+import { followPoint, newestLogOf, type Shown } from './follow-point.js';
 import { answerOf, interruptOf, notIssuedHere } from './interrupts.js';
 
 /**
@@ -40,6 +41,16 @@ export interface AgUiState {
 
 type Source = { runId: string; chunks: AsyncIterable<Chunk> };
 
+/** What a reload sends before any run's events. */
+interface Opening {
+  /** The MESSAGES_SNAPSHOT. */
+  messages: Message[];
+  /** The thread's state, when no run is followed (it waits, or there is none). */
+  report?: AgUiState;
+  /** What the snapshot shows of the run that is followed. */
+  shown?: Shown;
+}
+
 /** Resume entries one request may carry: each asks the run it names, before any is applied. */
 const MAX_RESUME_ENTRIES = 64;
 
@@ -48,7 +59,8 @@ const MAX_RESUME_ENTRIES = 64;
  * thread `{ thread: threadId, resource: caller }`, as the chat bridge keys it. Resume entries
  * become decisions in the caller's name; otherwise a trailing user message starts a durable
  * run whose id is the AG-UI runId (so a retried request finds its run instead of starting
- * another); otherwise the thread's open run is reported: what it waits for, or that it works.
+ * another); otherwise the thread's open run is reported: what it waits for, or, while it works,
+ * the run itself, followed live.
  */
 export class AgUiSession {
   private readonly chat: ChatSession;
@@ -133,7 +145,8 @@ export class AgUiSession {
 
   /**
    * No answer and no new message (a front-end that reloaded): the thread's messages as a
-   * MESSAGES_SNAPSHOT and what its open run waits for, without touching the run.
+   * MESSAGES_SNAPSHOT, then what its open run waits for, or, while it works, the run followed
+   * from the point the snapshot shows (`followPoint`) to its end or its next wait.
    */
   private async report(): Promise<AsyncIterable<AgUiEvent>> {
     // The scope first: a caller who may not read here learns nothing, not even what exists.
@@ -147,30 +160,36 @@ export class AgUiSession {
       );
     }
     const { messages, run } = await this.chat.conversation();
+    const snapshot = agUiMessagesOf(this.input.threadId, messages);
+    if (run && run.calls.length === 0) {
+      // Read after the messages: the log holds all they hold, and maybe more.
+      const log = await newestLogOf(await this.tollgate.client(), run.runId);
+      const { offset, ...shown } = followPoint(messages, log);
+      const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId, offset) };
+      return this.lifecycle([source], { messages: snapshot, shown });
+    }
     const waiting = run ? run.calls.map((call) => interruptOf(run.runId, call)) : [];
-    const status = !run ? 'idle' : waiting.length > 0 ? 'waiting' : 'running';
-    const state: AgUiState = {
+    const status = waiting.length > 0 ? 'waiting' : 'idle';
+    const report: AgUiState = {
       tollgate: { ...(run ? { runId: run.runId } : {}), status, waiting },
     };
-    return this.lifecycle([], { state, messages: agUiMessagesOf(this.input.threadId, messages) });
+    return this.lifecycle([], { messages: snapshot, report });
   }
 
   /**
    * RUN_STARTED, the state, the sources' events, then the state again and RUN_FINISHED (an
-   * interrupt outcome while calls wait) or RUN_ERROR. `report`: the thread as it is, when
-   * nothing streams.
+   * interrupt outcome while calls wait) or RUN_ERROR. `opening`: a MESSAGES_SNAPSHOT first, and
+   * either the thread's state when nothing streams (`report`) or what the snapshot `shown`.
    */
-  private async *lifecycle(
-    sources: Source[],
-    report?: { state: AgUiState; messages: Message[] },
-  ): AsyncIterable<AgUiEvent> {
+  private async *lifecycle(sources: Source[], opening?: Opening): AsyncIterable<AgUiEvent> {
     const { threadId, runId } = this.input;
+    const report = opening?.report;
     yield { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION };
-    if (report) yield { type: EventType.MESSAGES_SNAPSHOT, messages: report.messages };
+    if (opening) yield { type: EventType.MESSAGES_SNAPSHOT, messages: opening.messages };
     const last = sources.at(-1)?.runId;
     const running: AgUiState = { tollgate: { runId: last, status: 'running', waiting: [] } };
-    yield { type: EventType.STATE_SNAPSHOT, snapshot: report?.state ?? running };
-    const translator = new AgUiTranslator(runId);
+    yield { type: EventType.STATE_SNAPSHOT, snapshot: report ?? running };
+    const translator = new AgUiTranslator(runId, opening?.shown);
     const suspended: string[] = [];
     for (const source of sources) {
       for await (const chunk of source.chunks) yield* translator.translate(chunk);
@@ -183,7 +202,7 @@ export class AgUiSession {
       }
       if (end?.finishReason === 'suspended') suspended.push(source.runId);
     }
-    const waiting = report?.state.tollgate.waiting ?? (await this.waitingIn(suspended));
+    const waiting = report?.tollgate.waiting ?? (await this.waitingIn(suspended));
     if (!report) {
       yield {
         type: EventType.STATE_SNAPSHOT,

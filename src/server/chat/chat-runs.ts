@@ -71,11 +71,11 @@ export async function declinedIn(agent: AgentClient, runId: string): Promise<Set
 }
 
 /**
- * A run's chunks from its start, across the stretches that decisions already closed, up to a
- * call that still waits or the run's end: what a reloaded page replays.
+ * A run's chunks from `from` (default its start), across the stretches that decisions already
+ * closed, up to a call that still waits or the run's end: what a reloaded page replays.
  */
-export async function* replayOf(agent: AgentClient, runId: string): AsyncIterable<Chunk> {
-  let offset = 0;
+export async function* replayOf(agent: AgentClient, runId: string, from = 0): AsyncIterable<Chunk> {
+  let offset = from;
   for (;;) {
     const stream: AgentStream = await agent.observe({ runId, offset });
     const waitedOn: string[] = [];
