@@ -10,15 +10,13 @@ import {
 } from '@ag-ui/core';
 import type { Chunk } from '../../common/chunks.js';
 import { TollgateError, isTollgateError } from '../../common/errors.js';
-import { idProblem } from '../../common/limits.js';
-import { requireAction, requireAgent } from '../../common/scope.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import { HttpError } from '../errors.js';
-import { shown } from '../chat/approval-id.js';
 import { refuseRepeats } from '../chat/chat-answers.js';
 import { isRunOfThread, replayOf, type ChatThread } from '../chat/chat-runs.js';
-import { ChatSession, type ChatCaller } from '../chat/chat-session.js';
+import { requireId, type ChatCaller } from '../chat/chat-caller.js';
+import { ChatSession } from '../chat/chat-session.js';
 import { AgUiTranslator } from './ag-ui-events.js';
 import { agUiMessagesOf } from './ag-ui-messages.js';
 import { followPoint, newestLogOf, type Shown } from './follow-point.js';
@@ -70,16 +68,13 @@ export class AgUiSession {
   constructor(
     private readonly tollgate: Tollgate,
     private readonly agentId: string,
-    private readonly caller: ChatCaller,
+    caller: ChatCaller,
     private readonly input: RunAgentInput,
   ) {
-    checkId(input.threadId, 'threadId');
+    requireId(input.threadId, 'threadId');
     this.chat = new ChatSession(tollgate, agentId, input.threadId, caller);
-    this.agent = tollgate.getAgent(agentId, {
-      ...(caller.scope ? { scope: caller.scope } : {}),
-      identity: caller.identity,
-    });
-    this.thread = { agentId, threadId: input.threadId, resourceId: this.chat.resource };
+    this.agent = this.chat.agent;
+    this.thread = this.chat.thread;
   }
 
   /**
@@ -101,8 +96,8 @@ export class AgUiSession {
       throw new HttpError(400, 'BAD_REQUEST', 'The last user message holds no text; send text.');
     }
     const { runId } = this.input;
-    checkId(runId, 'runId');
-    checkId(message.id, 'user message id');
+    requireId(runId, 'runId');
+    requireId(message.id, 'user message id');
     try {
       const stream = await this.chat.start(text, message.id, runId);
       // Not always `runId`: with autoResumeSuspendedTools the message resumes a parked call.
@@ -150,8 +145,7 @@ export class AgUiSession {
    */
   private async report(): Promise<AsyncIterable<AgUiEvent>> {
     // The scope first: a caller who may not read here learns nothing, not even what exists.
-    requireAction(this.caller.scope, 'read');
-    requireAgent(this.caller.scope, this.agentId);
+    this.chat.allow('read');
     const agents = await this.tollgate.listAgents();
     if (!agents.some((a) => a.agentId === this.agentId)) {
       throw new TollgateError(
@@ -231,12 +225,6 @@ export class AgUiSession {
     );
     return lists.flat();
   }
-}
-
-/** An id Tollgate keeps (thread, run, message): empty, too long or with control characters is 400. */
-function checkId(value: string, label: string): void {
-  const problem = idProblem(value, `The ${label} ${shown(value)}`);
-  if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
 }
 
 const ended = (runId: string | undefined, status: 'completed' | 'failed'): AgUiState => ({
