@@ -19,7 +19,7 @@ import { requireId, type ChatCaller } from '../chat/chat-caller.js';
 import { ChatSession } from '../chat/chat-session.js';
 import { AgUiTranslator } from './ag-ui-events.js';
 import { agUiMessagesOf } from './ag-ui-messages.js';
-import { followPoint, newestLogOf, type Shown } from './follow-point.js';
+import { followPointOf, type Shown } from './follow-point.js';
 import { answerOf, interruptOf, notIssuedHere } from './interrupts.js';
 
 /**
@@ -157,8 +157,8 @@ export class AgUiSession {
     const snapshot = agUiMessagesOf(this.input.threadId, messages);
     if (run && run.calls.length === 0) {
       // Read after the messages: the log holds all they hold, and maybe more.
-      const log = await newestLogOf(await this.tollgate.client(), run.runId);
-      const { offset, ...shown } = followPoint(messages, log);
+      const client = await this.tollgate.client();
+      const { offset, ...shown } = await followPointOf(client, run.runId, messages);
       const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId, offset) };
       return this.lifecycle([source], { messages: snapshot, shown });
     }

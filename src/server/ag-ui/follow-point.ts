@@ -16,8 +16,8 @@ export interface FollowPoint extends Shown {
   offset: number;
 }
 
-/** A run's log as its newest execution holds it (after a continue-as-new, from its base). */
-export interface NewestLog {
+/** A stretch of a run's log: its chunks from `offset`. */
+export interface LogPart {
   offset: number;
   chunks: Chunk[];
 }
@@ -30,7 +30,7 @@ export interface NewestLog {
  * when it holds none. A step's events are whole on one side of that point; the results of its
  * calls come after it, and those the snapshot already shows are listed in `results`. Pure.
  */
-export function followPoint(messages: JsonValue[], log: NewestLog): FollowPoint {
+export function followPoint(messages: JsonValue[], log: LogPart): FollowPoint {
   const calls = new Set<string>();
   const results = new Set<string>();
   for (const raw of messages) {
@@ -68,12 +68,38 @@ function finalAnswerOf(messages: JsonValue[]): string | undefined {
 }
 
 /**
- * The chunks of the run's newest execution, read by query: a run that continued as new holds its
- * earlier steps in earlier executions, whose messages the snapshot has in any case.
+ * `followPoint` over the run's log as it is now, read after `messages`. The newest execution's
+ * part of the log is read; the one before it too only when the run continued as new between the
+ * two reads while the snapshot's last step still waited for results: that step, and the results
+ * the snapshot lacks, are in the execution before.
  */
-export async function newestLogOf(client: Client, runId: string): Promise<NewestLog> {
-  const handle = client.workflow.getHandle(runId);
-  // Below its base, the newest execution answers from where its part of the log begins.
+export async function followPointOf(
+  client: Client,
+  runId: string,
+  messages: JsonValue[],
+): Promise<FollowPoint> {
+  const newest = await executionLog(client, runId);
+  const point = followPoint(messages, newest);
+  const unanswered = [...point.calls].some((id) => !point.results.has(id));
+  if (point.offset > newest.offset || !unanswered || newest.previous === undefined) return point;
+  const earlier = await executionLog(client, runId, newest.previous);
+  return followPoint(messages, {
+    offset: earlier.offset,
+    chunks: [...earlier.chunks, ...newest.chunks],
+  });
+}
+
+/**
+ * One execution's part of the run's log (the newest one's by default), by query, and the
+ * execution before it, if any.
+ */
+async function executionLog(
+  client: Client,
+  runId: string,
+  execution?: string,
+): Promise<LogPart & { previous?: string }> {
+  const handle = client.workflow.getHandle(runId, execution);
+  // Below its base, an execution answers from where its part of the log begins.
   const first = await handle.query(chunksQuery, { offset: 0 });
   const chunks = [...first.chunks];
   let total = first.total;
@@ -83,5 +109,6 @@ export async function newestLogOf(client: Client, runId: string): Promise<Newest
     chunks.push(...slice.chunks);
     total = slice.total;
   }
-  return { offset: first.offset, chunks };
+  const previous = first.previousExecution;
+  return { offset: first.offset, chunks, ...(previous !== undefined ? { previous } : {}) };
 }
