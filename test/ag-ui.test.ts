@@ -23,6 +23,7 @@ import {
   testAgent,
   uniqueId,
 } from './support/harness.js';
+import { finished, runChecked, typesOf } from './support/ag-ui-runs.js';
 
 const ALICE = 'agui-alice-token-0123456789';
 const READER = 'agui-reader-token-0123456789';
@@ -86,25 +87,7 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
       threadId,
     });
 
-  /** One AG-UI run: its events, each checked against the protocol's own schema. */
-  async function run(
-    agent: HttpAgent,
-    parameters: { resume?: ResumeEntry[]; runId?: string } = {},
-  ): Promise<BaseEvent[]> {
-    const events: BaseEvent[] = [];
-    // The client logs and swallows what a subscriber throws: problems are collected instead.
-    const invalid: string[] = [];
-    await agent.runAgent(parameters, {
-      onEvent: ({ event }) => {
-        const parsed = EventSchema.safeParse(event);
-        if (!parsed.success) invalid.push(`${event.type}: ${parsed.error.message}`);
-        events.push(event);
-      },
-    });
-    expect(invalid).toEqual([]);
-    expect(events.length).toBeGreaterThan(0);
-    return events;
-  }
+  const run = runChecked;
 
   /** The events of one POST as they are on the wire (SSE `data:` lines), each schema-checked. */
   async function wire(agentId: string, input: object, token = ALICE): Promise<BaseEvent[]> {
@@ -124,11 +107,6 @@ describe('AG-UI over a durable run, through @ag-ui/client', () => {
 
   const say = (agent: HttpAgent, text: string) =>
     agent.addMessage({ id: uniqueId('msg'), role: 'user', content: text });
-  const typesOf = (events: BaseEvent[]) => events.map((e) => e.type);
-  const finished = (events: BaseEvent[]) =>
-    events.find((e) => e.type === 'RUN_FINISHED') as
-      | { outcome?: { type: string; interrupts?: Array<{ id: string; reason: string }> } }
-      | undefined;
   const errorOf = (events: BaseEvent[]) =>
     events.find((e) => e.type === 'RUN_ERROR') as { code?: string; message: string } | undefined;
   const historyLength = async (runId: string) =>

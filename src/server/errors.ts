@@ -57,3 +57,20 @@ export function errorAnswer(error: unknown, log: ErrorLogger, where: string): Er
   log(error, where);
   return { status: 500, body: { error: { code: 'INTERNAL', message: 'Internal error' } } };
 }
+
+/**
+ * `answer()`, or the JSON error answer (`errorAnswer`) of what it throws: how a fetch-style
+ * handler (`chatHandler`, `agUiHandler`) answers a request it refuses before any stream began.
+ */
+export async function answeringErrors(
+  log: ErrorLogger,
+  where: string,
+  answer: () => Promise<Response>,
+): Promise<Response> {
+  try {
+    return await answer();
+  } catch (error) {
+    const { status, body } = errorAnswer(error, log, where);
+    return Response.json(body, { status });
+  }
+}

@@ -23,7 +23,7 @@ export {
   type ChatHandlerOptions,
   type ChatMessagesResponse,
 } from './chat/chat-handler.js';
-export type { ChatCaller } from './chat/chat-session.js';
+export type { ChatCaller } from './chat/chat-caller.js';
 export { SUSPEND_DATA_PART, type SuspendPartData } from './chat/ui-chunks.js';
 export {
   agUiHandler,

@@ -1,4 +1,6 @@
 /** Responses streamed from async iterables: the chat's UI message stream, AG-UI's events. */
+import type { ErrorBody } from '../common/http-api.js';
+import { errorAnswer, type ErrorLogger } from './errors.js';
 
 /** A pull-driven stream over `chunks`; cancelling it (the browser left) stops reading the run. */
 export function readableOf<T>(chunks: AsyncIterable<T>): ReadableStream<T> {
@@ -28,6 +30,20 @@ export async function* endingWith<T>(
   } catch (error) {
     yield failure(error);
   }
+}
+
+/**
+ * `items`, ending with the item `itemOf` makes of the error a caller is told (`errorAnswer`: a
+ * Tollgate code and message, internals logged as `where` and shown as `INTERNAL`) when reading
+ * them fails after the response began: the chat's `error` chunk, AG-UI's `RUN_ERROR`.
+ */
+export function endingWithError<T>(
+  items: AsyncIterable<T>,
+  log: ErrorLogger,
+  where: string,
+  itemOf: (error: ErrorBody['error']) => T,
+): AsyncIterable<T> {
+  return endingWith(items, (error) => itemOf(errorAnswer(error, log, where).body.error));
 }
 
 /**

@@ -6,9 +6,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { EventSchema, InterruptSchema, MessageSchema } from '@ag-ui/core/schemas';
 import { makeChunk, ZERO_USAGE, type Chunk } from '../../src/common/chunks.js';
+import type { JsonValue } from '../../src/common/json.js';
 import type { PendingToolCall } from '../../src/common/run-types.js';
 import { AgUiTranslator } from '../../src/server/ag-ui/ag-ui-events.js';
 import { agUiMessagesOf } from '../../src/server/ag-ui/ag-ui-messages.js';
+import { followPoint } from '../../src/server/ag-ui/follow-point.js';
 import { answerOf, interruptOf } from '../../src/server/ag-ui/interrupts.js';
 
 const RUN = 'run-1';
@@ -179,5 +181,75 @@ describe('agUiMessagesOf', () => {
       },
       { id: 'c:result', role: 'tool', toolCallId: 'c', content: '{"ok":1}' },
     ]);
+  });
+});
+
+describe('followPoint', () => {
+  const call = { toolCallId: 'c', toolName: 'lookup', args: {} };
+  const usage = { finishReason: 'tool-calls' as const, usage: ZERO_USAGE };
+  // A run's log from offset 10 (a continued execution): step 3 called `c`, its result, step 4.
+  const log = {
+    offset: 10,
+    chunks: [
+      makeChunk(RUN, 'step-start', { step: 3 }),
+      makeChunk(RUN, 'text-delta', { text: 'Looking.' }),
+      makeChunk(RUN, 'tool-call', call),
+      makeChunk(RUN, 'step-finish', { step: 3, ...usage }),
+      makeChunk(RUN, 'tool-result', { ...call, result: 'r' }),
+      makeChunk(RUN, 'step-start', { step: 4 }),
+      makeChunk(RUN, 'text-delta', { text: 'Done.' }),
+      makeChunk(RUN, 'step-finish', { step: 4, ...usage, finishReason: 'stop' }),
+      makeChunk(RUN, 'finish', { finishReason: 'stop', usage: ZERO_USAGE }),
+    ],
+  };
+  const user: JsonValue = { role: 'user', content: 'look' };
+  const asked: JsonValue = {
+    role: 'assistant',
+    content: [
+      { type: 'text', text: 'Looking.' },
+      { type: 'tool-call', toolCallId: 'c', toolName: 'lookup', input: {} },
+    ],
+  };
+  const answered: JsonValue = {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: 'c', output: { type: 'text', value: 'r' } }],
+  };
+
+  it('starts at the log when the snapshot holds no step of it', () => {
+    expect(followPoint([user], log)).toEqual({
+      offset: 10,
+      calls: new Set(),
+      results: new Set(),
+    });
+  });
+
+  it('follows from the step-finish of the newest step the snapshot holds; its shown result is not sent again', () => {
+    expect(followPoint([user, asked], log)).toMatchObject({ offset: 14, results: new Set() });
+    const point = followPoint([user, asked, answered], log);
+    expect(point).toEqual({ offset: 14, calls: new Set(['c']), results: new Set(['c']) });
+    const translator = new AgUiTranslator('agui-run', point);
+    const events = log.chunks
+      .slice(point.offset - log.offset)
+      .flatMap((c) => translator.translate(c));
+    expect(events.map((e) => e.type)).toEqual([
+      'STEP_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'STEP_FINISHED',
+    ]);
+    // A call the snapshot shows is not started again when its approval is logged later.
+    expect(
+      translator.translate(
+        makeChunk(RUN, 'tool-call-approval', { ...call, fingerprint: 'f', resumeSchema: '{}' }),
+      ),
+    ).toEqual([]);
+  });
+
+  it('a last step without calls is held when the snapshot ends with its text', () => {
+    const done: JsonValue = { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] };
+    expect(followPoint([user, asked, answered, done], log).offset).toBe(18);
+    const other: JsonValue = { role: 'assistant', content: [{ type: 'text', text: 'Other.' }] };
+    expect(followPoint([user, asked, answered, other], log).offset).toBe(14);
   });
 });

@@ -1,6 +1,7 @@
 /** Response streams: a quiet source gets keep-alive beats between its items, and nothing is lost. */
 import { describe, expect, it } from '@jest/globals';
-import { endingWith, withKeepAlive } from '../../src/server/response-stream.js';
+import { TollgateError } from '../../src/common/errors.js';
+import { endingWith, endingWithError, withKeepAlive } from '../../src/server/response-stream.js';
 
 async function* slow(): AsyncIterable<string> {
   yield 'a';
@@ -45,5 +46,26 @@ describe('endingWith', () => {
     }
     const out = await all(endingWith(failing(), (error) => `failed: ${(error as Error).message}`));
     expect(out).toEqual(['a', 'failed: gone']);
+  });
+});
+
+describe('endingWithError', () => {
+  it("ends with the caller's error body: a Tollgate code kept, anything else logged and INTERNAL", async () => {
+    async function* failing(error: Error): AsyncIterable<string> {
+      yield 'a';
+      throw error;
+    }
+    const logged: string[] = [];
+    const log = (_error: unknown, where: string) => logged.push(where);
+    const itemOf = (error: { code: string; message: string }) => `${error.code}: ${error.message}`;
+    const refused = new TollgateError('AGENT_NOT_FOUND', 'No such agent.');
+    expect(await all(endingWithError(failing(refused), log, 'here', itemOf))).toEqual([
+      'a',
+      'AGENT_NOT_FOUND: No such agent.',
+    ]);
+    expect(logged).toEqual([]);
+    const crash = await all(endingWithError(failing(new Error('secret')), log, 'here', itemOf));
+    expect(crash).toEqual(['a', 'INTERNAL: Internal error']);
+    expect(logged).toEqual(['here']);
   });
 });

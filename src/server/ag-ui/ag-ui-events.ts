@@ -1,6 +1,7 @@
 import { EventType, type Event as AgUiEvent } from '@ag-ui/core';
 import type { Chunk, FinishReason } from '../../common/chunks.js';
 import type { JsonValue } from '../../common/json.js';
+import type { Shown } from './follow-point.js';
 
 /** How one stretch of a run ended, as far as its chunks say. */
 export type StretchEnd =
@@ -12,18 +13,26 @@ export type StretchEnd =
  * calls with their arguments, tool results, steps. The run's lifecycle events (RUN_STARTED,
  * RUN_FINISHED with its outcome, RUN_ERROR) and its state are the session's: this class only
  * notes how the stretch ended. Ids are stable for the AG-UI run (`aguiRunId`), so an AG-UI run
- * retried with the same runId shows the same messages.
+ * retried with the same runId shows the same messages. `shown`: the calls and results a
+ * MESSAGES_SNAPSHOT sent before the events, which are not sent again.
  */
 export class AgUiTranslator {
   private textId: string | undefined;
   private texts = 0;
   /** The step's last text message: the assistant message its tool calls belong to. */
   private stepMessage: string | undefined;
-  private readonly shown = new Set<string>();
+  private readonly shown: Set<string>;
+  private readonly shownResults: ReadonlySet<string>;
   private readonly openSteps = new Set<string>();
   private end: StretchEnd | undefined;
 
-  constructor(private readonly aguiRunId: string) {}
+  constructor(
+    private readonly aguiRunId: string,
+    shown: Shown = { calls: new Set(), results: new Set() },
+  ) {
+    this.shown = new Set(shown.calls);
+    this.shownResults = shown.results;
+  }
 
   /** How the source read since the last call ended (its `finish` or `error`), then forgets it. */
   takeEnd(): StretchEnd | undefined {
@@ -107,6 +116,7 @@ export class AgUiTranslator {
    * with its interrupt): the client keeps that call, so the result alone completes it.
    */
   private result(toolCallId: string, value: JsonValue, code: string | undefined): AgUiEvent[] {
+    if (this.shownResults.has(toolCallId)) return this.closeText();
     return [
       ...this.closeText(),
       {

@@ -6,10 +6,16 @@ import { API_PREFIX } from '../../common/http-api.js';
 import type { Tollgate } from '../../runtime.js';
 import type { ServerEnv } from '../auth.js';
 import type { ChatHandlerOptions } from '../chat/chat-handler.js';
-import type { ChatCaller } from '../chat/chat-session.js';
-import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
+import { callerOf, type ChatCaller } from '../chat/chat-caller.js';
+import {
+  answeringErrors,
+  consoleErrorLogger,
+  errorAnswer,
+  HttpError,
+  type ErrorLogger,
+} from '../errors.js';
 import { AgUiSession } from './ag-ui-session.js';
-import { endingWith, readableOf, withKeepAlive } from '../response-stream.js';
+import { endingWithError, readableOf, withKeepAlive } from '../response-stream.js';
 import { parseBody } from '../validation.js';
 
 /** An SSE comment every so often keeps proxies from closing a quiet stream; clients skip it. */
@@ -36,19 +42,15 @@ export function agUiHandler(
   options: AgUiHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const log = options.logError ?? consoleErrorLogger;
-  return async (request) => {
-    try {
+  return (request) =>
+    answeringErrors(log, `${request.method} ag-ui`, async () => {
       if (request.method !== 'POST') {
         throw new HttpError(405, 'BAD_REQUEST', `AG-UI runs are POSTed, not ${request.method}.`);
       }
       const caller = await options.identify(request);
       if (!caller) throw new HttpError(401, 'UNAUTHORIZED', 'This agent needs a signed-in caller.');
       return agUiResponse(tollgate, options.agentId, caller, await request.text(), log);
-    } catch (error) {
-      const { status, body } = errorAnswer(error, log, `${request.method} ag-ui`);
-      return Response.json(body, { status });
-    }
-  };
+    });
 }
 
 /** The AG-UI route of the Tollgate server, in the name of the token's identity and scope. */
@@ -57,11 +59,9 @@ export function registerAgUiRoutes(
   tollgate: Tollgate,
   log: ErrorLogger,
 ): void {
-  app.post(`${API_PREFIX}/agents/:agentId${AG_UI_ROUTE}`, async (c) => {
-    const scope = c.get('scope');
-    const caller: ChatCaller = { identity: c.get('identity'), ...(scope ? { scope } : {}) };
-    return agUiResponse(tollgate, c.req.param('agentId')!, caller, await c.req.text(), log);
-  });
+  app.post(`${API_PREFIX}/agents/:agentId${AG_UI_ROUTE}`, async (c) =>
+    agUiResponse(tollgate, c.req.param('agentId')!, callerOf(c), await c.req.text(), log),
+  );
 }
 
 /**
@@ -81,16 +81,13 @@ async function agUiResponse(
   try {
     events = await new AgUiSession(tollgate, agentId, caller, input).events();
   } catch (error) {
-    events = only(runError(error, log));
+    events = only(runErrorOf(errorAnswer(error, log, WHERE).body.error));
   }
   const encoder = new EventEncoder();
   return new Response(
     readableOf(
       withKeepAlive(
-        encoded(
-          endingWith(events, (error) => runError(error, log)),
-          encoder,
-        ),
+        encoded(endingWithError(events, log, WHERE, runErrorOf), encoder),
         KEEP_ALIVE_MS,
         keepAlive,
       ),
@@ -106,10 +103,14 @@ async function agUiResponse(
   );
 }
 
-function runError(error: unknown, log: ErrorLogger): AgUiEvent {
-  const { body } = errorAnswer(error, log, 'ag-ui run');
-  return { type: EventType.RUN_ERROR, message: body.error.message, code: body.error.code };
-}
+/** Where failures of an AG-UI run are logged. */
+const WHERE = 'ag-ui run';
+
+const runErrorOf = (error: { code: string; message: string }): AgUiEvent => ({
+  type: EventType.RUN_ERROR,
+  message: error.message,
+  code: error.code,
+});
 
 async function* only(event: AgUiEvent): AsyncIterable<AgUiEvent> {
   yield event;

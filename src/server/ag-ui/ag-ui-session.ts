@@ -10,17 +10,16 @@ import {
 } from '@ag-ui/core';
 import type { Chunk } from '../../common/chunks.js';
 import { TollgateError, isTollgateError } from '../../common/errors.js';
-import { idProblem } from '../../common/limits.js';
-import { requireAction, requireAgent } from '../../common/scope.js';
 import type { Tollgate } from '../../runtime.js';
 import type { AgentClient } from '../../temporal-client/agent-client.js';
 import { HttpError } from '../errors.js';
-import { shown } from '../chat/approval-id.js';
 import { refuseRepeats } from '../chat/chat-answers.js';
 import { isRunOfThread, replayOf, type ChatThread } from '../chat/chat-runs.js';
-import { ChatSession, type ChatCaller } from '../chat/chat-session.js';
+import { requireId, type ChatCaller } from '../chat/chat-caller.js';
+import { ChatSession } from '../chat/chat-session.js';
 import { AgUiTranslator } from './ag-ui-events.js';
 import { agUiMessagesOf } from './ag-ui-messages.js';
+import { followPointOf, type Shown } from './follow-point.js';
 import { answerOf, interruptOf, notIssuedHere } from './interrupts.js';
 
 /**
@@ -40,6 +39,16 @@ export interface AgUiState {
 
 type Source = { runId: string; chunks: AsyncIterable<Chunk> };
 
+/** What a reload sends before any run's events. */
+interface Opening {
+  /** The MESSAGES_SNAPSHOT. */
+  messages: Message[];
+  /** The thread's state, when no run is followed (it waits, or there is none). */
+  report?: AgUiState;
+  /** What the snapshot shows of the run that is followed. */
+  shown?: Shown;
+}
+
 /** Resume entries one request may carry: each asks the run it names, before any is applied. */
 const MAX_RESUME_ENTRIES = 64;
 
@@ -48,7 +57,8 @@ const MAX_RESUME_ENTRIES = 64;
  * thread `{ thread: threadId, resource: caller }`, as the chat bridge keys it. Resume entries
  * become decisions in the caller's name; otherwise a trailing user message starts a durable
  * run whose id is the AG-UI runId (so a retried request finds its run instead of starting
- * another); otherwise the thread's open run is reported: what it waits for, or that it works.
+ * another); otherwise the thread's open run is reported: what it waits for, or, while it works,
+ * the run itself, followed live.
  */
 export class AgUiSession {
   private readonly chat: ChatSession;
@@ -58,16 +68,13 @@ export class AgUiSession {
   constructor(
     private readonly tollgate: Tollgate,
     private readonly agentId: string,
-    private readonly caller: ChatCaller,
+    caller: ChatCaller,
     private readonly input: RunAgentInput,
   ) {
-    checkId(input.threadId, 'threadId');
+    requireId(input.threadId, 'threadId');
     this.chat = new ChatSession(tollgate, agentId, input.threadId, caller);
-    this.agent = tollgate.getAgent(agentId, {
-      ...(caller.scope ? { scope: caller.scope } : {}),
-      identity: caller.identity,
-    });
-    this.thread = { agentId, threadId: input.threadId, resourceId: this.chat.resource };
+    this.agent = this.chat.agent;
+    this.thread = this.chat.thread;
   }
 
   /**
@@ -89,8 +96,8 @@ export class AgUiSession {
       throw new HttpError(400, 'BAD_REQUEST', 'The last user message holds no text; send text.');
     }
     const { runId } = this.input;
-    checkId(runId, 'runId');
-    checkId(message.id, 'user message id');
+    requireId(runId, 'runId');
+    requireId(message.id, 'user message id');
     try {
       const stream = await this.chat.start(text, message.id, runId);
       // Not always `runId`: with autoResumeSuspendedTools the message resumes a parked call.
@@ -133,12 +140,12 @@ export class AgUiSession {
 
   /**
    * No answer and no new message (a front-end that reloaded): the thread's messages as a
-   * MESSAGES_SNAPSHOT and what its open run waits for, without touching the run.
+   * MESSAGES_SNAPSHOT, then what its open run waits for, or, while it works, the run followed
+   * from the point the snapshot shows (`followPoint`) to its end or its next wait.
    */
   private async report(): Promise<AsyncIterable<AgUiEvent>> {
     // The scope first: a caller who may not read here learns nothing, not even what exists.
-    requireAction(this.caller.scope, 'read');
-    requireAgent(this.caller.scope, this.agentId);
+    this.chat.allow('read');
     const agents = await this.tollgate.listAgents();
     if (!agents.some((a) => a.agentId === this.agentId)) {
       throw new TollgateError(
@@ -147,30 +154,36 @@ export class AgUiSession {
       );
     }
     const { messages, run } = await this.chat.conversation();
+    const snapshot = agUiMessagesOf(this.input.threadId, messages);
+    if (run && run.calls.length === 0) {
+      // Read after the messages: the log holds all they hold, and maybe more.
+      const client = await this.tollgate.client();
+      const { offset, ...shown } = await followPointOf(client, run.runId, messages);
+      const source = { runId: run.runId, chunks: replayOf(this.agent, run.runId, offset) };
+      return this.lifecycle([source], { messages: snapshot, shown });
+    }
     const waiting = run ? run.calls.map((call) => interruptOf(run.runId, call)) : [];
-    const status = !run ? 'idle' : waiting.length > 0 ? 'waiting' : 'running';
-    const state: AgUiState = {
+    const status = waiting.length > 0 ? 'waiting' : 'idle';
+    const report: AgUiState = {
       tollgate: { ...(run ? { runId: run.runId } : {}), status, waiting },
     };
-    return this.lifecycle([], { state, messages: agUiMessagesOf(this.input.threadId, messages) });
+    return this.lifecycle([], { messages: snapshot, report });
   }
 
   /**
    * RUN_STARTED, the state, the sources' events, then the state again and RUN_FINISHED (an
-   * interrupt outcome while calls wait) or RUN_ERROR. `report`: the thread as it is, when
-   * nothing streams.
+   * interrupt outcome while calls wait) or RUN_ERROR. `opening`: a MESSAGES_SNAPSHOT first, and
+   * either the thread's state when nothing streams (`report`) or what the snapshot `shown`.
    */
-  private async *lifecycle(
-    sources: Source[],
-    report?: { state: AgUiState; messages: Message[] },
-  ): AsyncIterable<AgUiEvent> {
+  private async *lifecycle(sources: Source[], opening?: Opening): AsyncIterable<AgUiEvent> {
     const { threadId, runId } = this.input;
+    const report = opening?.report;
     yield { type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION };
-    if (report) yield { type: EventType.MESSAGES_SNAPSHOT, messages: report.messages };
+    if (opening) yield { type: EventType.MESSAGES_SNAPSHOT, messages: opening.messages };
     const last = sources.at(-1)?.runId;
     const running: AgUiState = { tollgate: { runId: last, status: 'running', waiting: [] } };
-    yield { type: EventType.STATE_SNAPSHOT, snapshot: report?.state ?? running };
-    const translator = new AgUiTranslator(runId);
+    yield { type: EventType.STATE_SNAPSHOT, snapshot: report ?? running };
+    const translator = new AgUiTranslator(runId, opening?.shown);
     const suspended: string[] = [];
     for (const source of sources) {
       for await (const chunk of source.chunks) yield* translator.translate(chunk);
@@ -183,7 +196,7 @@ export class AgUiSession {
       }
       if (end?.finishReason === 'suspended') suspended.push(source.runId);
     }
-    const waiting = report?.state.tollgate.waiting ?? (await this.waitingIn(suspended));
+    const waiting = report?.tollgate.waiting ?? (await this.waitingIn(suspended));
     if (!report) {
       yield {
         type: EventType.STATE_SNAPSHOT,
@@ -212,12 +225,6 @@ export class AgUiSession {
     );
     return lists.flat();
   }
-}
-
-/** An id Tollgate keeps (thread, run, message): empty, too long or with control characters is 400. */
-function checkId(value: string, label: string): void {
-  const problem = idProblem(value, `The ${label} ${shown(value)}`);
-  if (problem) throw new HttpError(400, 'BAD_REQUEST', problem);
 }
 
 const ended = (runId: string | undefined, status: 'completed' | 'failed'): AgUiState => ({

@@ -2,14 +2,15 @@ import type { UIMessage, UIMessageChunk } from 'ai';
 import { createUIMessageStreamResponse } from 'ai';
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import { API_PREFIX, type ErrorBody } from '../../common/http-api.js';
+import { API_PREFIX } from '../../common/http-api.js';
 import { idProblem } from '../../common/limits.js';
 import type { Tollgate } from '../../runtime.js';
 import type { ServerEnv } from '../auth.js';
 import { shown } from './approval-id.js';
-import { consoleErrorLogger, errorAnswer, HttpError, type ErrorLogger } from '../errors.js';
-import { ChatSession, type ChatCaller } from './chat-session.js';
-import { endingWith, readableOf } from '../response-stream.js';
+import { answeringErrors, consoleErrorLogger, HttpError, type ErrorLogger } from '../errors.js';
+import { callerOf, type ChatCaller } from './chat-caller.js';
+import { ChatSession } from './chat-session.js';
+import { endingWithError, readableOf } from '../response-stream.js';
 
 /**
  * Under `/api/agents/:agentId`. POST: `useChat`'s requests. GET `/chat/:chatId`: the chat's
@@ -59,8 +60,8 @@ export function chatHandler(
   options: ChatHandlerOptions,
 ): (request: Request) => Promise<Response> {
   const log = options.logError ?? consoleErrorLogger;
-  return async (request) => {
-    try {
+  return (request) =>
+    answeringErrors(log, `${request.method} chat`, async () => {
       const caller = await options.identify(request);
       if (!caller) throw new HttpError(401, 'UNAUTHORIZED', 'This chat needs a signed-in caller.');
       if (request.method === 'POST') {
@@ -81,11 +82,7 @@ export function chatHandler(
         'BAD_REQUEST',
         `The chat answers GET and POST, not ${request.method}.`,
       );
-    } catch (error) {
-      const { status, body } = errorAnswer(error, log, `${request.method} chat`);
-      return Response.json(body, { status });
-    }
-  };
+    });
 }
 
 /** The chat routes of the Tollgate server, in the name of the token's identity and scope. */
@@ -95,13 +92,6 @@ export function registerChatRoutes(
   log: ErrorLogger,
 ): void {
   const base = `${API_PREFIX}/agents/:agentId${CHAT_ROUTE}`;
-  const callerOf = (c: {
-    get(key: 'identity'): ChatCaller['identity'];
-    get(key: 'scope'): ChatCaller['scope'];
-  }): ChatCaller => {
-    const scope = c.get('scope');
-    return { identity: c.get('identity'), ...(scope ? { scope } : {}) };
-  };
   app.post(base, async (c) =>
     postChat(tollgate, c.req.param('agentId')!, callerOf(c), await c.req.text(), log),
   );
@@ -204,8 +194,8 @@ function safely(
   chunks: AsyncIterable<UIMessageChunk>,
   log: ErrorLogger,
 ): AsyncIterable<UIMessageChunk> {
-  return endingWith(chunks, (error): UIMessageChunk => {
-    const { body }: { body: ErrorBody } = errorAnswer(error, log, 'chat stream');
-    return { type: 'error', errorText: `${body.error.code}: ${body.error.message}` };
-  });
+  return endingWithError(chunks, log, 'chat stream', (error) => ({
+    type: 'error',
+    errorText: `${error.code}: ${error.message}`,
+  }));
 }

@@ -3,14 +3,66 @@ import type { AgentClient } from '../../temporal-client/agent-client.js';
 import type { AgentStream } from '../../stream/agent-stream.js';
 import type { JsonValue } from '../../common/json.js';
 import type { Chunk, ChunkSlice } from '../../common/chunks.js';
+import type { PendingToolCall } from '../../common/run-types.js';
 import { SA_KEYS } from '../../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, QUERIES, SEARCH_ATTRIBUTES } from '../../common/wire.js';
+import {
+  AGENT_RUN_WORKFLOW,
+  QUERIES,
+  SEARCH_ATTRIBUTES,
+  THREAD_MESSAGES,
+  threadWorkflowId,
+} from '../../common/wire.js';
 
 /** Where a chat's runs live: one agent's memory thread of one resource. */
 export interface ChatThread {
   agentId: string;
   threadId: string;
   resourceId: string;
+}
+
+/** A chat's run that is still open, the calls that wait in it and those it declined. */
+export interface OpenRun {
+  runId: string;
+  calls: PendingToolCall[];
+  declined: Set<string>;
+}
+
+/** How many thread messages a chat page is given back, at most. */
+const HISTORY_MESSAGES = 1000;
+
+/**
+ * The chat's model messages (the thread's, then the open run's own) and its open run, with
+ * the calls that wait in it and those it declined.
+ */
+export async function chatConversation(
+  client: Client,
+  agent: AgentClient,
+  chat: ChatThread,
+): Promise<{ messages: JsonValue[]; run?: OpenRun }> {
+  const thread = await threadMessagesOf(client, chat);
+  const runId = await openRunOf(client, chat);
+  if (runId === undefined) return { messages: thread };
+  const [conversation, calls, declined] = await Promise.all([
+    conversationOf(client, runId),
+    agent.pendingToolCalls(runId),
+    declinedIn(agent, runId),
+  ]);
+  return { messages: withRunMessages(thread, conversation), run: { runId, calls, declined } };
+}
+
+/** The memory thread's last messages; none when the thread was never written. */
+async function threadMessagesOf(client: Client, chat: ChatThread): Promise<JsonValue[]> {
+  const threadId = threadWorkflowId(chat.agentId, chat.resourceId, chat.threadId);
+  try {
+    return await client.workflow
+      .getHandle(threadId)
+      .query<JsonValue[], [{ last: number }]>(THREAD_MESSAGES.messages, {
+        last: HISTORY_MESSAGES,
+      });
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return [];
+    throw error;
+  }
 }
 
 const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -71,11 +123,11 @@ export async function declinedIn(agent: AgentClient, runId: string): Promise<Set
 }
 
 /**
- * A run's chunks from its start, across the stretches that decisions already closed, up to a
- * call that still waits or the run's end: what a reloaded page replays.
+ * A run's chunks from `from` (default its start), across the stretches that decisions already
+ * closed, up to a call that still waits or the run's end: what a reloaded page replays.
  */
-export async function* replayOf(agent: AgentClient, runId: string): AsyncIterable<Chunk> {
-  let offset = 0;
+export async function* replayOf(agent: AgentClient, runId: string, from = 0): AsyncIterable<Chunk> {
+  let offset = from;
   for (;;) {
     const stream: AgentStream = await agent.observe({ runId, offset });
     const waitedOn: string[] = [];

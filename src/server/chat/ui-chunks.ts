@@ -155,3 +155,26 @@ function codeMetadata(code: string | undefined): {
 } {
   return code !== undefined ? { providerMetadata: { tollgate: { code } } } : {};
 }
+
+/** The UI message chunks of one response: `start`, each run's chunks, and nothing after. */
+export async function* uiMessageChunks(
+  sources: Array<{ runId: string; chunks: AsyncIterable<Chunk> }>,
+  options: { messageId?: string; declined?: ReadonlySet<string> },
+): AsyncIterable<UIMessageChunk> {
+  yield options.messageId !== undefined
+    ? { type: 'start', messageId: options.messageId }
+    : { type: 'start' };
+  // One response is one assistant message: only the last run's `finish` ends it.
+  let finish: UIMessageChunk | undefined;
+  for (const source of sources) {
+    const translator = new UiChunkTranslator(source.runId, options.declined);
+    for await (const chunk of source.chunks) {
+      for (const ui of translator.translate(chunk)) {
+        if (ui.type === 'finish') finish = ui;
+        else yield ui;
+      }
+    }
+    yield* translator.end();
+  }
+  if (finish) yield finish;
+}
