@@ -22,7 +22,7 @@ import { startNarrowed } from './active-tools.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 import { DEFINITION_REGATE_PATCH } from './definition-regate.js';
 import { appendThread, describeAgent, loadThread } from './activity-calls.js';
-import { CHANNELS_PATCH } from './channel-notices.js';
+import { CHANNELS_PATCH, decidedNoticesSettled } from './channel-notices.js';
 import {
   checkStepFits,
   CONTINUE_AS_NEW_PATCH,
@@ -115,6 +115,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     }
     state.close(result.finishReason, 'completed');
     if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
+    await decidedNoticesSettled(state);
     return result;
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
