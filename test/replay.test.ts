@@ -20,6 +20,7 @@ import { CONTINUE_AS_NEW_PATCH } from '../src/workflows/continue-as-new.js';
 import { CHANNELS_PATCH } from '../src/workflows/channel-notices.js';
 import { DEFINITION_REGATE_PATCH } from '../src/workflows/definition-regate.js';
 import { STRETCHES_PATCH } from '../src/workflows/stretches.js';
+import { GRANTS_NOTICES_PATCH } from '../src/workflows/grants-notices-patch.js';
 import { workflowBundle } from '../src/worker.js';
 import { silentLogger } from './support/harness.js';
 import {
@@ -74,6 +75,14 @@ const EXPECTED: Record<string, Expected> = {
   'stretch-then-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
   // A hand-off and an approval (updates); the escalation's timer.
   'escalated-handed-off-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 2, timers: 1 },
+  // One approval with a run grant; the other waiting call is released by it.
+  'run-grant-covers-waiting': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  // The approval with a run grant, then the continue-as-new that carries it...
+  'run-grant-continued-as-new': { type: 'agentRun', ends: 'CONTINUED_AS_NEW', updates: 1 },
+  // ...and the execution after it, whose gated call the carried grant lets through.
+  'run-grant-after-continue-as-new': { type: 'agentRun', ends: 'COMPLETED' },
+  // Approved by update; the run rewrites the call's Slack message (a decided notice).
+  'slack-decided-elsewhere': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
@@ -81,6 +90,10 @@ const FIRST_RECORDED_IN: Record<string, number> = {
   'declined-beside-waiting': 5,
   'stretch-then-approved': 7,
   'escalated-handed-off-approved': 7,
+  'run-grant-covers-waiting': 8,
+  'run-grant-continued-as-new': 8,
+  'run-grant-after-continue-as-new': 8,
+  'slack-decided-elsewhere': 8,
 };
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */
@@ -116,6 +129,8 @@ const PATCHES: Record<string, string[]> = {
   '6-agent-work-here-first': HERE_FIRST_PATCHES,
   // Stretches change only local-mode runs: the re-recorded remote scenarios record what 6 did.
   '7-stretches': HERE_FIRST_PATCHES,
+  // Run grants and decided notices ask their patch only where they act (below).
+  '8-run-grants-decided-notices': HERE_FIRST_PATCHES,
 };
 
 /**
@@ -139,10 +154,40 @@ const PATCHES_WHERE_NEEDED: Record<string, string[]> = {
     DEFINITION_REGATE_PATCH,
     STRETCHES_PATCH,
   ],
+  // From generation 8: where a run grant covers a waiting call (its carry: below).
+  'run-grant-covers-waiting': [GRANTS_NOTICES_PATCH],
+  // A call with a Slack notice decided outside Slack.
+  'slack-decided-elsewhere': [CHANNELS_PATCH, GRANTS_NOTICES_PATCH],
+};
+
+/**
+ * The patches of the executions of a run that continued as new, exactly: the first never
+ * completes (no `tollgate-handlers-finished`) and asks for the continue-as-new and the carry of
+ * its run grant; the next asks again only what is not decided when a run starts (the rest
+ * travels in its input).
+ */
+const CONTINUED_EXECUTION_PATCHES: Record<string, string[]> = {
+  'run-grant-continued-as-new': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    TOOL_KEYS_PATCH,
+    REQUEST_TIGHTENS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+    CONTINUE_AS_NEW_PATCH,
+    GRANTS_NOTICES_PATCH,
+  ],
+  'run-grant-after-continue-as-new': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+    HANDLERS_FINISHED_PATCH,
+  ],
 };
 
 function patchesExpected(generation: string, name: string): string[] {
   if (startOf(generation, name).type !== 'agentRun') return [];
+  const continued = CONTINUED_EXECUTION_PATCHES[name];
+  if (continued) return [...continued].sort();
   const needed = parseInt(generation, 10) >= 4 ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];
   return [...PATCHES[generation]!, ...needed].sort();
 }
@@ -223,6 +268,18 @@ describe('recorded workflow histories', () => {
         before.workflowId,
       );
     });
+  });
+
+  it('include, from generation 8, an agentRun execution that continued as new and the one after it', () => {
+    for (const generation of GENERATIONS.filter((g) => parseInt(g, 10) >= 8)) {
+      const after = readFixture(generation, 'run-grant-after-continue-as-new').events[0];
+      expect(after?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toEqual(
+        expect.any(String),
+      );
+      expect(startOf(generation, 'run-grant-after-continue-as-new').workflowId).toBe(
+        startOf(generation, 'run-grant-continued-as-new').workflowId,
+      );
+    }
   });
 
   it.each(cases)(
