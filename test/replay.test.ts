@@ -9,7 +9,6 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { fileURLToPath } from 'node:url';
-
 import { ONE_MARKER_PATCH } from '../src/workflows/patch-markers.js';
 import { workflowBundle } from '../src/worker.js';
 import { silentLogger } from './support/harness.js';
@@ -25,6 +24,7 @@ import {
   CONTINUE_AS_NEW_PATCH,
   DECLINE_ENDS_STRETCH_PATCH,
   DEFINITION_REGATE_PATCH,
+  GRANTS_NOTICES_PATCH,
   HANDLERS_FINISHED_PATCH,
   HERE_FIRST_PATCH,
   PUBLISH_ON_CHANGE_PATCH,
@@ -79,6 +79,14 @@ const EXPECTED: Record<string, Expected> = {
   'stretch-then-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
   // A hand-off and an approval (updates); the escalation's timer.
   'escalated-handed-off-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 2, timers: 1 },
+  // One approval with a run grant; the other waiting call is released by it.
+  'run-grant-covers-waiting': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  // The approval with a run grant, then the continue-as-new that carries it...
+  'run-grant-continued-as-new': { type: 'agentRun', ends: 'CONTINUED_AS_NEW', updates: 1 },
+  // ...and the execution after it, whose gated call the carried grant lets through.
+  'run-grant-after-continue-as-new': { type: 'agentRun', ends: 'COMPLETED' },
+  // Approved by update; the run rewrites the call's Slack message (a decided notice).
+  'slack-decided-elsewhere': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
@@ -86,6 +94,10 @@ const FIRST_RECORDED_IN: Record<string, number> = {
   'declined-beside-waiting': 5,
   'stretch-then-approved': 7,
   'escalated-handed-off-approved': 7,
+  'run-grant-covers-waiting': 8,
+  'run-grant-continued-as-new': 8,
+  'run-grant-after-continue-as-new': 8,
+  'slack-decided-elsewhere': 8,
 };
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */
@@ -121,6 +133,8 @@ const PATCHES: Record<string, string[]> = {
   '6-agent-work-here-first': HERE_FIRST_PATCHES,
   // Stretches change only local-mode runs: the re-recorded remote scenarios record what 6 did.
   '7-stretches': HERE_FIRST_PATCHES,
+  // Run grants and decided notices ask their patch only where they act (below).
+  '8-run-grants-decided-notices': HERE_FIRST_PATCHES,
   // Recorded with `patchMarkers: 'one'`: one marker stands for every patch above.
   '9-one-marker': [ONE_MARKER_PATCH],
 };
@@ -149,12 +163,43 @@ const PATCHES_WHERE_NEEDED: Record<string, string[]> = {
     DEFINITION_REGATE_PATCH,
     STRETCHES_PATCH,
   ],
+  // From generation 8: where a run grant covers a waiting call (its carry: below).
+  'run-grant-covers-waiting': [GRANTS_NOTICES_PATCH],
+  // A call with a Slack notice decided outside Slack.
+  'slack-decided-elsewhere': [CHANNELS_PATCH, GRANTS_NOTICES_PATCH],
+};
+
+/**
+ * The patches of the executions of a run that continued as new, exactly: the first never
+ * completes (no `tollgate-handlers-finished`) and asks for the continue-as-new and the carry of
+ * its run grant; the next asks again only what is not decided when a run starts (the rest
+ * travels in its input).
+ */
+const CONTINUED_EXECUTION_PATCHES: Record<string, string[]> = {
+  'run-grant-continued-as-new': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    TOOL_KEYS_PATCH,
+    REQUEST_TIGHTENS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+    CONTINUE_AS_NEW_PATCH,
+    GRANTS_NOTICES_PATCH,
+  ],
+  'run-grant-after-continue-as-new': [
+    UPDATES_AFTER_EVENTS_PATCH,
+    AGENT_QUEUES_PATCH,
+    HERE_FIRST_PATCH,
+    HANDLERS_FINISHED_PATCH,
+  ],
 };
 
 function patchesExpected(generation: string, name: string): string[] {
   if (startOf(generation, name).type !== 'agentRun') return [];
   const number = parseInt(generation, 10);
-  const needed = number >= 4 && number < ONE_MARKER_FROM ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];
+  if (number >= ONE_MARKER_FROM) return [...PATCHES[generation]!];
+  const continued = CONTINUED_EXECUTION_PATCHES[name];
+  if (continued) return [...continued].sort();
+  const needed = number >= 4 ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];
   return [...PATCHES[generation]!, ...needed].sort();
 }
 
@@ -234,6 +279,18 @@ describe('recorded workflow histories', () => {
         before.workflowId,
       );
     });
+  });
+
+  it('include, from generation 8, an agentRun execution that continued as new and the one after it', () => {
+    for (const generation of GENERATIONS.filter((g) => parseInt(g, 10) >= 8)) {
+      const after = readFixture(generation, 'run-grant-after-continue-as-new').events[0];
+      expect(after?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId).toEqual(
+        expect.any(String),
+      );
+      expect(startOf(generation, 'run-grant-after-continue-as-new').workflowId).toBe(
+        startOf(generation, 'run-grant-continued-as-new').workflowId,
+      );
+    }
   });
 
   it.each(cases)(

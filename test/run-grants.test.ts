@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Tollgate } from '../src/index.js';
 import type { TurnPicker } from '../src/testing/index.js';
 import { cli } from './support/cli.js';
-import { eventually, hostAgents, recordingTool, testAgent } from './support/harness.js';
+import {
+  eventually,
+  executionsOf,
+  hostAgents,
+  recordingTool,
+  testAgent,
+} from './support/harness.js';
+import { Agent } from '../src/index.js';
+import { scriptedModel } from '../src/testing/index.js';
+import type { RunInput } from '../src/common/run-types.js';
 import type { DecisionInput } from '../src/common/decision-types.js';
 import { decisionUpdates } from '../src/common/messages.js';
 import { SIGNALS } from '../src/common/wire.js';
@@ -117,5 +126,137 @@ describe('a grant for this run only (docs/grants.md "For this run")', () => {
     expect(await agent().pendingToolCalls(first.runId)).toHaveLength(1);
     await agent().declineToolCallGenerate({ runId: first.runId });
     expect(ran(deletes.executions, first.runId)).toBe(0);
+  });
+});
+
+/**
+ * "delete both": two parallel deletes (rec-a, rec-b) in one step. "delete, count 8, delete":
+ * delete rec-1, eight ungated counts, delete rec-2, one call per step, so the run (which
+ * continues as new after 40 events) continues as new between the two deletes.
+ */
+const reachingScript: TurnPicker = (prompt) => {
+  const said = JSON.stringify(prompt.find((message) => message.role === 'user')?.content);
+  const done = prompt.filter((message) => message.role === 'tool').length;
+  if (said.includes('delete both')) {
+    if (done > 0) return { text: 'Both done.' };
+    return {
+      toolCalls: ['rec-a', 'rec-b'].map((id) => ({
+        toolName: 'delete-record',
+        args: { id },
+        toolCallId: `call-${id}`,
+      })),
+    };
+  }
+  const plan = ['delete-record', ...Array<string>(8).fill('count'), 'delete-record'];
+  if (done >= plan.length) return { text: `Done ${done}.` };
+  const id = done === 0 ? 'rec-1' : done === plan.length - 1 ? 'rec-2' : `${done}`;
+  return { toolCalls: [{ toolName: plan[done]!, args: { id } }] };
+};
+
+describe('a run grant reaches calls already waiting and the run after a continue-as-new', () => {
+  const deletes = recordingTool('delete-record', { requireApproval: true });
+  const counts = recordingTool('count');
+  const agent = new Agent({
+    id: 'run-grant-reach',
+    model: scriptedModel(reachingScript, 'run-grant-reach'),
+    tools: { 'delete-record': deletes.tool, count: counts.tool },
+    defaultOptions: { maxSteps: 20 },
+    history: { continueAfterEvents: 40 },
+  });
+  let tollgate: Tollgate;
+
+  beforeAll(async () => {
+    tollgate = await hostAgents([agent], 'run-grant-reach');
+  });
+  afterAll(async () => tollgate.shutdown());
+
+  const reach = () => tollgate.getAgent('run-grant-reach');
+  const ranOn = (runId: string, id: string) =>
+    deletes.executions.filter(
+      (e) => e.idempotencyKey.startsWith(`${runId}:`) && (e.input as { id: string }).id === id,
+    ).length;
+
+  it('approves the other waiting call of the tool: both run, each exactly once, audited as the grant', async () => {
+    const first = await reach().generate('delete both');
+    expect(first.finishReason).toBe('suspended');
+    expect((await reach().pendingToolCalls(first.runId)).map((c) => c.toolCallId).sort()).toEqual([
+      'call-rec-a',
+      'call-rec-b',
+    ]);
+    const done = await reach().approveToolCallGenerate({
+      runId: first.runId,
+      toolCallId: 'call-rec-a',
+      decidedBy: { id: 'alice' },
+      grant: { scope: 'run' },
+    });
+    expect(done.finishReason).toBe('stop');
+    expect(done.text).toBe('Both done.');
+    expect([ranOn(first.runId, 'rec-a'), ranOn(first.runId, 'rec-b')]).toEqual([1, 1]);
+    const audit = await reach().getAuditTrail(first.runId);
+    expect(audit.filter((e) => e.type === 'grant-used')).toEqual([
+      expect.objectContaining({
+        toolCallId: 'call-rec-b',
+        grantId: 'run:call-rec-a',
+        grantedBy: { id: 'alice' },
+      }),
+    ]);
+    expect(
+      audit.filter((e) => e.type === 'decision').map((e) => [e.toolCallId, e.channel]),
+    ).toEqual([
+      ['call-rec-a', 'update'],
+      ['call-rec-b', 'grant'],
+    ]);
+  });
+
+  it('leaves a waiting call the granter may not approve (handed off to bob) waiting', async () => {
+    const first = await reach().generate('delete both');
+    await reach().handOffToolCall({
+      runId: first.runId,
+      toolCallId: 'call-rec-b',
+      to: 'bob',
+      decidedBy: { id: 'carol' },
+    });
+    const next = await reach().approveToolCallGenerate({
+      runId: first.runId,
+      toolCallId: 'call-rec-a',
+      decidedBy: { id: 'alice' },
+      grant: { scope: 'run' },
+    });
+    expect(next.finishReason).toBe('suspended');
+    expect((await reach().pendingToolCalls(first.runId)).map((c) => c.toolCallId)).toEqual([
+      'call-rec-b',
+    ]);
+    expect(ranOn(first.runId, 'rec-a')).toBe(1);
+    expect(ranOn(first.runId, 'rec-b')).toBe(0);
+    await reach().declineToolCallGenerate({ runId: first.runId, decidedBy: { id: 'bob' } });
+    expect(ranOn(first.runId, 'rec-b')).toBe(0);
+  });
+
+  it("is carried into the run's next execution: a later call runs without asking", async () => {
+    const first = await reach().generate('delete, count 8, delete');
+    expect(first.suspendPayload?.toolName).toBe('delete-record');
+    const done = await reach().approveToolCallGenerate({
+      runId: first.runId,
+      decidedBy: { id: 'alice' },
+      grant: { scope: 'run' },
+    });
+    expect(done.finishReason).toBe('stop');
+    expect(done.text).toBe('Done 10.');
+    expect([ranOn(first.runId, 'rec-1'), ranOn(first.runId, 'rec-2')]).toEqual([1, 1]);
+    const client = await tollgate.client();
+    expect(await executionsOf(client, first.runId)).toBeGreaterThan(1);
+    // The newest execution started with the grant in its input.
+    const history = await client.workflow.getHandle(first.runId).fetchHistory();
+    const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
+    const input = JSON.parse(
+      new TextDecoder().decode(started.input!.payloads![0]!.data!),
+    ) as RunInput;
+    expect(input.continued?.runGrants).toEqual([
+      expect.objectContaining({ toolName: 'delete-record', grantedBy: { id: 'alice' } }),
+    ]);
+    const used = (await reach().getAuditTrail(first.runId)).filter((e) => e.type === 'grant-used');
+    expect(used).toEqual([
+      expect.objectContaining({ grantId: `run:${first.suspendPayload!.toolCallId}` }),
+    ]);
   });
 });

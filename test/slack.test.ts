@@ -35,19 +35,18 @@ const users = { U0ALICE: { id: 'alice' }, U0BOB: { id: 'bob', roles: ['ops'] } }
 
 describe('Slack buttons that decide in Slack', () => {
   const deleteRecord = recordingTool('delete-record', { requireApproval: true });
-  const picker: TurnPicker = (prompt) =>
-    prompt.some((message) => message.role === 'tool')
-      ? { text: `Result: ${outputsText(lastToolOutputs(prompt) ?? [])}` }
-      : {
-          toolCalls: [
-            {
-              toolName: 'delete-record',
-              args: {
-                id: /delete ([\w-]+)/.exec(JSON.stringify(prompt.at(-1)?.content))?.[1] ?? 'none',
-              },
-            },
-          ],
-        };
+  // "delete <id>" deletes one record; "delete <id> and <id>" two, in parallel.
+  const picker: TurnPicker = (prompt) => {
+    if (prompt.some((message) => message.role === 'tool'))
+      return { text: `Result: ${outputsText(lastToolOutputs(prompt) ?? [])}` };
+    const said = JSON.stringify(prompt.at(-1)?.content);
+    const ids = /delete ([\w-]+)(?: and ([\w-]+))?/.exec(said)?.slice(1) ?? ['none'];
+    return {
+      toolCalls: ids
+        .filter((id) => id !== undefined)
+        .map((id) => ({ toolName: 'delete-record', args: { id } })),
+    };
+  };
   const { agent } = testAgent(AGENT, [deleteRecord.tool], picker);
   const { agent: reminding } = testAgent(REMINDING, [deleteRecord.tool], picker, {
     approval: { remind: { every: '2s', notify: async () => {} } },
@@ -300,20 +299,96 @@ describe('Slack buttons that decide in Slack', () => {
     expect(executionsOf('rec-quorum')).toHaveLength(1);
   }, 60_000);
 
-  it('shows a decision made outside Slack at the next click, and decides nothing more', async () => {
+  /** The run's notice activities, by kind (request, decided, ...), from its history. */
+  async function noticeKinds(handle: WorkflowHandle): Promise<string[]> {
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const scheduled = event.activityTaskScheduledEventAttributes;
+      if (scheduled?.activityType?.name !== 'sendChannelNotice') return [];
+      const data = scheduled.input?.payloads?.[0]?.data;
+      return [(JSON.parse(Buffer.from(data!).toString()) as { kind: string }).kind];
+    });
+  }
+
+  it('rewrites the message once when the call is decided outside Slack (the API); a later click decides nothing more', async () => {
     const { runId, ts, handle } = await park('rec-elsewhere');
+    const buttons = slack.messages.get(ts)!.blocks;
     await steering.getAgent(AGENT).approveToolCallGenerate({ runId, decidedBy: { id: 'carol' } });
-    await handle.result();
-    expect((await click(ts, 'decline', 'U0ALICE')).status).toBe(200);
+    // No click: the run's decided notice rewrites the message.
     await eventually(async () =>
       expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`),
     );
     expect(JSON.stringify(slack.messages.get(ts)!.blocks)).toContain('Approved by carol (update)');
-    expect(ephemeralsTo('U0ALICE').some((t) => t.startsWith('Not decided: RUN_FINISHED'))).toBe(
-      true,
-    );
     expect(hasButtons(ts)).toBe(false);
+    await handle.result();
+    await settledLength(handle);
+    expect(callsOf('chat.update', ts)).toHaveLength(1);
+    expect(await noticeKinds(handle)).toEqual(['request', 'decided']);
     expect(executionsOf('rec-elsewhere')).toHaveLength(1);
+
+    // A click on the buttons as they were (an old client's view).
+    expect((await click(ts, 'decline', 'U0ALICE', buttons)).status).toBe(200);
+    await eventually(async () =>
+      expect(ephemeralsTo('U0ALICE').some((t) => t.startsWith('Not decided: RUN_FINISHED'))).toBe(
+        true,
+      ),
+    );
+    await eventually(async () => expect(callsOf('chat.update', ts)).toHaveLength(2));
+    expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`);
+    expect(JSON.stringify(slack.messages.get(ts)!.blocks)).toContain('Approved by carol (update)');
+    expect(executionsOf('rec-elsewhere')).toHaveLength(1);
+  }, 60_000);
+
+  it("rewrites the message of a call a run grant approved: the grant's outcome, each tool once", async () => {
+    const first = await steering.getAgent(AGENT).generate('delete rec-given and rec-granted');
+    const calls = await steering.getAgent(AGENT).pendingToolCalls(first.runId);
+    expect(calls).toHaveLength(2);
+    const messageOf = (id: string) =>
+      eventually(async () => {
+        const found = [...slack.messages].find(
+          ([, m]) => !m.thread_ts && JSON.stringify(m.blocks).includes(id),
+        );
+        if (!found) throw new Error(`no Slack message for ${id} yet`);
+        return found[0];
+      }, 20_000);
+    const given = await messageOf('rec-given');
+    const granted = await messageOf('rec-granted');
+    const byId = (id: string) => calls.find((c) => (c.args as { id: string }).id === id)!;
+    await steering.getAgent(AGENT).approveToolCallGenerate({
+      runId: first.runId,
+      toolCallId: byId('rec-given').toolCallId,
+      decidedBy: { id: 'carol' },
+      grant: { scope: 'run' },
+    });
+    await eventually(async () => {
+      expect(JSON.stringify(slack.messages.get(given)!.blocks)).toContain(
+        'Approved by carol (update)',
+      );
+      expect(JSON.stringify(slack.messages.get(granted)!.blocks)).toContain(
+        'Approved by carol (grant)',
+      );
+    });
+    expect(header(granted)).toBe(`Approved: delete-record (agent ${AGENT})`);
+    expect(hasButtons(granted)).toBe(false);
+    const handle = (await steering.client()).workflow.getHandle(first.runId);
+    await handle.result();
+    await settledLength(handle);
+    expect(callsOf('chat.update', granted)).toHaveLength(1);
+    expect(executionsOf('rec-given')).toHaveLength(1);
+    expect(executionsOf('rec-granted')).toHaveLength(1);
+  }, 60_000);
+
+  it('leaves the message of a call decided by a click to the server: the run sends no notice of it', async () => {
+    const { ts, handle } = await park('rec-clicked');
+    expect((await click(ts, 'approve', 'U0BOB')).status).toBe(200);
+    await eventually(async () =>
+      expect(header(ts)).toBe(`Approved: delete-record (agent ${AGENT})`),
+    );
+    await handle.result();
+    await settledLength(handle);
+    expect(await noticeKinds(handle)).toEqual(['request']);
+    expect(callsOf('chat.update', ts)).toHaveLength(1);
+    expect(executionsOf('rec-clicked')).toHaveLength(1);
   }, 60_000);
 
   it('rewrites the message at each reminder (with a reply in its thread) and when the call expires, which removes the buttons', async () => {

@@ -2,6 +2,7 @@ import { parseDuration } from '../common/approval-rules.js';
 import { TollgateError } from '../common/errors.js';
 import { idProblem } from '../common/limits.js';
 import type { DecidedBy } from '../common/run-types.js';
+import type { ChannelManifest } from '../common/channel-types.js';
 import { checkEmail, emailTargets, type CheckedEmail, type EmailOptions } from './email-options.js';
 import { checkSlackApps, type CheckedSlackApp, type SlackAppOptions } from './slack-options.js';
 import { CHANNELS_SECRET_ENV, checkUrl, signingSecrets } from './option-checks.js';
@@ -141,15 +142,19 @@ function secretGiven(options: ChannelsOptions): boolean {
 export function channelManifest(
   channels: CheckedChannels | undefined,
   agentId: string,
-): { channels?: { targets: string[]; remindEveryMs?: number } } {
-  const targets = [...(channels?.webhooks ?? []), ...(channels?.slack ?? [])]
-    .filter((hook) => hook.agents === undefined || hook.agents.includes(agentId))
+): { channels?: ChannelManifest } {
+  const forAgent = (hook: { agents?: string[] }) =>
+    hook.agents === undefined || hook.agents.includes(agentId);
+  const slack = (channels?.slack ?? []).filter(forAgent).map((app) => app.name);
+  const targets = (channels?.webhooks ?? [])
+    .filter(forAgent)
     .map((hook) => hook.name)
-    .concat(emailTargets(channels?.email, agentId));
+    .concat(slack, emailTargets(channels?.email, agentId));
   if (!channels || targets.length === 0) return {};
   return {
     channels: {
       targets,
+      ...(slack.length > 0 ? { slack } : {}),
       ...(channels.remindEveryMs !== undefined ? { remindEveryMs: channels.remindEveryMs } : {}),
     },
   };

@@ -22,6 +22,10 @@ export function headline(notice: ChannelNoticeInput): string {
       return `Approval expired: ${tool} (agent ${notice.agentId}); handled as ${notice.onTimeout ?? 'decline'}`;
     case 'escalation':
       return `Approval escalated to ${approversText(notice)}: ${tool} (agent ${notice.agentId}, ${waited(notice.waitedMs ?? 0)})`;
+    case 'decided': {
+      const word = notice.outcome?.decision === 'declined' ? 'Declined' : 'Approved';
+      return `${word}: ${tool} (agent ${notice.agentId})`;
+    }
     case 'hand-off': {
       const by = notice.reassigned?.by?.id ?? 'an approver';
       const note = notice.reassigned?.note ? `: ${notice.reassigned.note}` : '';

@@ -4,11 +4,15 @@
  * hand-off, expiry) rewrites that message in place (`chat.update`) and says what happened in a
  * reply in its thread, which notifies the people following it. Without a message to update
  * (its post failed), the notice is posted as a new message, which later notices then update.
+ * A decided notice (the call was decided outside Slack) only rewrites the message to the
+ * outcome, as the server does after a click; without a message it posts nothing.
  */
 import type { ChannelNoticeInput } from '../common/channel-types.js';
 import { headline } from './notice-text.js';
 import { slackCall, type SlackApi } from './slack-api.js';
-import { interactiveMessage } from './slack-buttons.js';
+import { interactiveMessage, outcomeMessage } from './slack-buttons.js';
+import { noticeBlocks } from './slack-message.js';
+import { recordedEndOutcome } from './slack-outcome.js';
 import type { CheckedSlackApp } from './slack-options.js';
 
 /** Where a message is: its channel id and timestamp. The notifier activity answers it. */
@@ -34,6 +38,10 @@ export async function postSlackNotice(
   const api: SlackApi = { apiUrl: app.apiUrl, botToken: app.botToken };
   const message = interactiveMessage(notice);
   const earlier = notice.kind === 'request' ? undefined : await posts.find(notice);
+  if (notice.kind === 'decided') {
+    if (earlier) await showOutcome(api, earlier, notice);
+    return earlier;
+  }
   // Decided since this notice was scheduled: the message already says the outcome.
   if (notice.kind !== 'expired' && notice.kind !== 'request' && !(await posts.stillWaits(notice))) {
     return earlier;
@@ -42,6 +50,21 @@ export async function postSlackNotice(
   // The first post, or its message was deleted in Slack: a new message, which later ones update.
   const posted = await slackCall(api, 'chat.postMessage', { channel: app.channel, ...message });
   return posted.ts ? { channel: posted.channel ?? app.channel, ts: posted.ts } : undefined;
+}
+
+/** Rewrites the message to the outcome the notice carries; a message deleted in Slack stays so. */
+async function showOutcome(api: SlackApi, post: SlackPost, notice: ChannelNoticeInput) {
+  const { toolCallId, toolName, fingerprint, outcome } = notice;
+  const end = outcome && {
+    type: 'decision' as const,
+    toolCallId,
+    toolName,
+    fingerprint,
+    ...outcome,
+  };
+  const { title, detail } = recordedEndOutcome(notice, end);
+  const message = outcomeMessage(noticeBlocks(notice), title, detail);
+  await slackCall(api, 'chat.update', { ...post, ...message }, ['message_not_found']);
 }
 
 /** Rewrites the message and replies in its thread; false when the message is gone from Slack. */

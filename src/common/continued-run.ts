@@ -1,4 +1,5 @@
 import type { AuditEntry } from './audit-types.js';
+import type { RunGrant } from './grant-types.js';
 import type { Usage } from './chunks.js';
 import type { JsonValue } from './json.js';
 import type { ToolNaming } from './tool-naming.js';
@@ -66,7 +67,18 @@ export interface ContinuedRun {
   compactions?: number;
   /** A run with a budget (docs/budgets.md): its limits as raised, and what it was warned of. */
   budget?: BudgetCarry;
+  /**
+   * The run's grants for itself (`DecisionInput.runGrant`), newest last, at most
+   * `MAX_CARRIED_RUN_GRANTS`; absent: none (or a run from before they were carried).
+   */
+  runGrants?: RunGrant[];
 }
+
+/**
+ * Most run grants one execution hands to the next: the newest of each tool, definition and
+ * granter are kept, and of those the newest 20 (a run rarely has more than a few gated tools).
+ */
+export const MAX_CARRIED_RUN_GRANTS = 20;
 
 /** What a run's budget carries across a continue-as-new. */
 export interface BudgetCarry {

@@ -153,3 +153,18 @@ export interface GrantRelease {
 export interface GrantReleaseResponse {
   release: GrantRelease;
 }
+
+/**
+ * A grant for one run only (docs/grants.md "For this run"): given with an approval
+ * (`DecisionInput.runGrant`), kept in the run's memory and carried across its continue-as-new.
+ */
+export interface RunGrant {
+  /** `run:<toolCallId>`: the approved call that gave it, in the `grant-used` entries it causes. */
+  grantId: string;
+  toolName: string;
+  /** The definition the approver was shown; the grant covers calls the gate sees so only. */
+  definition?: string;
+  grantedBy?: DecidedBy;
+  /** ISO-8601. */
+  at: string;
+}

@@ -22,7 +22,7 @@ import { startNarrowed } from './active-tools.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 
 import { appendThread, describeAgent, loadThread } from './activity-calls.js';
-
+import { decidedNoticesSettled } from './channel-notices.js';
 import { checkStepFits, continueIfLong, restoreRun } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
 import {
@@ -119,6 +119,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     }
     state.close(result.finishReason, 'completed');
     if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
+    await decidedNoticesSettled(state);
     return result;
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.

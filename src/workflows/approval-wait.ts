@@ -64,6 +64,7 @@ export async function awaitApproval(
         ? (await condition(woken), true)
         : await condition(woken, Math.max(1, wakeAt - Date.now()));
     if (arrived && decided()) {
+      channels?.decided();
       return { kind: 'decided', decision: state.calls.takeDecision(call.toolCallId)! };
     }
     if (arrived) {

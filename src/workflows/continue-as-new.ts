@@ -14,9 +14,10 @@ import {
 } from '../common/continued-run.js';
 import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
 import type { AgentManifest, RunInput, ToolNaming } from '../common/run-types.js';
+import { carriedRunGrants } from './run-grants.js';
 import type { RunState } from './run-state.js';
 import { isPatched, oneMarkerMemo } from './patch-markers.js';
-import { CONTINUE_AS_NEW_PATCH } from './patch-ids.js';
+import { CONTINUE_AS_NEW_PATCH, GRANTS_NOTICES_PATCH } from './patch-ids.js';
 
 /** What the run loop needs to hand its state to the next execution. */
 export interface StepBoundary {
@@ -53,6 +54,7 @@ export function restoreRun(state: RunState, continued: ContinuedRun): void {
   for (const id of continued.decided) state.calls.decided.add(id);
   for (const id of continued.expired) state.calls.expired.add(id);
   state.audit.entries.push(...continued.audit);
+  state.runGrants.push(...(continued.runGrants ?? []));
 }
 
 /**
@@ -71,6 +73,9 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
   if (!long || !isPatched(CONTINUE_AS_NEW_PATCH)) return;
   await condition(allHandlersFinished);
   const { state, input } = boundary;
+  // Run grants go on with the run; runs from before let them end here, as they did.
+  const runGrants = carriedRunGrants(state.runGrants);
+  const carry = runGrants.length > 0 && isPatched(GRANTS_NOTICES_PATCH);
   const continued: ContinuedRun = {
     chunkBase: state.log.nextOffset,
     executions: (input.continued?.executions ?? 0) + 1,
@@ -87,6 +92,7 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     knownToWorker: boundary.knownToWorker,
     ...(boundary.compactions > 0 ? { compactions: boundary.compactions } : {}),
     ...(boundary.budget ? { budget: boundary.budget } : {}),
+    ...(carry ? { runGrants } : {}),
   };
   const next: RunInput = { ...input, messages: state.messages, continued };
   const bytes = jsonBytes(next);

@@ -11,6 +11,7 @@ import {
 import { installAutoResume } from './auto-resume.js';
 import { judgeDecision, refuse, type Verdict } from './decision-judge.js';
 import { forwardDecision, installChildStatusHandler } from './delegation.js';
+import { giveRunGrant } from './grant-use.js';
 import { installHandOff } from './hand-off.js';
 import { installRefusalNotes } from './refusal-notes.js';
 import { auditRefusedSignal } from './refused-signal.js';
@@ -88,6 +89,7 @@ export function installHandlers(state: RunState): void {
         // Applied before any await, so a second decision in the same batch sees it taken.
         const channel = input.grant ? 'grant' : (input.channel ?? 'update');
         const applied = state.apply(verdict.call, verdict.decision, channel);
+        giveRunGrant(state, verdict.call, verdict.decision);
         await forwardDecision(state, verdict.call, kind, verdict.decision);
         return applied;
       },

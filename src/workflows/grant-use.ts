@@ -7,11 +7,12 @@ import { approvalRulesOf } from './approval-wait.js';
 import { auditRef } from './audit-log.js';
 import type { GateOutcome } from './gates.js';
 import { checkGovernance } from './governance.js';
-import { asGrant } from './run-grants.js';
+import { asGrant, coveredWaiting, runGrantOf } from './run-grants.js';
 import type { RunState } from './run-state.js';
 import type { ToolRunContext } from './tool-run-context.js';
 import { isPatched } from './patch-markers.js';
-import { GRANTS_PATCH } from './patch-ids.js';
+import { GRANTS_NOTICES_PATCH, GRANTS_PATCH } from './patch-ids.js';
+import type { Decision, WaitingCall } from './waiting-call.js';
 
 /**
  * The grants that let this step's gated calls run without waiting, by tool call id. Asked only
@@ -115,7 +116,11 @@ function standsIn(
 }
 
 /** Records that `grant` approved `call`: the audit shows the grant and who gave it. */
-export function useGrant(state: RunState, call: ModelToolCall, grant: Grant): void {
+export function useGrant(
+  state: RunState,
+  call: Pick<ModelToolCall, 'toolCallId' | 'toolName' | 'toolId' | 'fingerprint'>,
+  grant: Grant,
+): void {
   state.calls.decided.add(call.toolCallId);
   const grantedBy = grant.grantedBy;
   state.audit.add({
@@ -136,4 +141,24 @@ export function useGrant(state: RunState, call: ModelToolCall, grant: Grant): vo
     ...(grantedBy ? { decidedBy: grantedBy } : {}),
     grantId: grant.grantId,
   });
+}
+
+/**
+ * An applied approval that gives a run grant: the run keeps it, and it approves the tool's calls
+ * already waiting in the run that it covers (`coveredWaiting`), each recorded as a later call's
+ * use of the grant would be. Runs from before (and runs where it covers nothing) ask no patch.
+ */
+export function giveRunGrant(state: RunState, call: WaitingCall, decision: Decision): void {
+  const grant = runGrantOf(call, decision);
+  // A quorum's partial approval gives nothing (the judge refuses a run grant there anyway).
+  if (!grant || state.calls.waiting.has(call.toolCallId)) return;
+  state.runGrants.push(grant);
+  const covered = coveredWaiting(state.calls.inOrder(), grant);
+  if (covered.length === 0 || !isPatched(GRANTS_NOTICES_PATCH)) return;
+  const standing = asGrant(grant, { agentId: state.agentId, resourceId: undefined });
+  const by = grant.grantedBy ? { decidedBy: grant.grantedBy } : {};
+  for (const waiting of covered) {
+    useGrant(state, waiting, standing);
+    state.calls.settle(waiting, { kind: 'approve', ...by });
+  }
 }

@@ -17,6 +17,7 @@ import {
   STRETCHES_PATCH,
   TOOL_KEYS_PATCH,
   UPDATES_AFTER_EVENTS_PATCH,
+  GRANTS_NOTICES_PATCH,
 } from './patch-ids.js';
 
 /**
@@ -49,6 +50,7 @@ export function patchesOfOneMarker(): ReadonlySet<string> {
     DEADLINE_PATCH,
     COMPACTION_PATCH,
     GRANTS_PATCH,
+    GRANTS_NOTICES_PATCH,
   ]);
 }
 

@@ -14,7 +14,7 @@ import { RunActivity } from './run-activity.js';
 import { StatusPublisher } from './status-publication.js';
 import { WaitingCalls } from './waiting-calls.js';
 import { waitingCall, type Decision, type WaitDetails, type WaitingCall } from './waiting-call.js';
-import { runGrantOf, type RunGrant } from './run-grants.js';
+import type { RunGrant } from './run-grants.js';
 
 const VERBS = { approve: 'approved', decline: 'declined', resume: 'resumed' } as const;
 
@@ -82,8 +82,6 @@ export class RunState {
     }
     this.auditDecision(call, decision, channel);
     this.calls.settle(call, decision);
-    const runGrant = runGrantOf(call, decision);
-    if (runGrant) this.runGrants.push(runGrant);
     this.activity.resumed();
     return {
       toolCallId: call.toolCallId,

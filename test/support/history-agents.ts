@@ -197,6 +197,44 @@ const stretchAgent = new Agent({
   execution: { modelSteps: 'local' },
 });
 
+/** From generation 8: `history-agent`'s script, posting its waiting calls to a Slack app. */
+const slackAgent = new Agent({
+  id: 'history-slack',
+  instructions: 'You are a test agent.',
+  model: scriptedModel(pickDelete, 'history-slack'),
+  tools: { deleteRecord: governedTool('delete-record') },
+});
+
+/**
+ * From generation 8: deletes r1 (gated), counts eight times (ungated), deletes r2, one call per
+ * step; it continues as new after 40 events, so between the two deletes.
+ */
+const pickLong: TurnPicker = (prompt) => {
+  const done = prompt.filter((message) => message.role === 'tool').length;
+  if (done === 10) return { text: 'Done.' };
+  if (done === 0 || done === 9) {
+    const id = done === 0 ? 'r1' : 'r2';
+    return { toolCalls: [{ toolCallId: `call_${id}`, toolName: 'deleteRecord', args: { id } }] };
+  }
+  return {
+    toolCalls: [{ toolCallId: `call_count_${done}`, toolName: 'count', args: { id: `${done}` } }],
+  };
+};
+const count = createTool({
+  id: 'count',
+  description: 'Counts',
+  inputSchema: z.object({ id: z.string() }),
+  execute: async (input: { id: string }) => ({ counted: input.id }),
+});
+const longAgent = new Agent({
+  id: 'history-long',
+  instructions: 'You are a test agent.',
+  model: scriptedModel(pickLong, 'history-long'),
+  tools: { deleteRecord: governedTool('delete-record'), count },
+  defaultOptions: { maxSteps: 20 },
+  history: { continueAfterEvents: 40 },
+});
+
 /** Every agent the scenarios run; sub-agents are hosted through their supervisor. */
 export const AGENTS = [
   historyAgent,
@@ -205,7 +243,16 @@ export const AGENTS = [
   memoryAgent,
   governedAgent,
   stretchAgent,
+  slackAgent,
+  longAgent,
 ];
+
+/** The Slack app `history-slack` posts to (a fake Slack the recorder starts). */
+export const HISTORY_SLACK = {
+  name: 'history-slack',
+  channel: 'C0HISTORY',
+  botToken: 'xoxb-history',
+};
 
 /** A small thread history limit, so the memory scenario sees its thread continue as new. */
 export const THREAD_HISTORY_LIMIT = 8;

@@ -17,6 +17,7 @@ import {
 } from './history-scenario-checks.js';
 import { REASSIGN_SCENARIO } from './history-reassign-scenario.js';
 import { STRETCH_SCENARIO } from './history-stretch-scenario.js';
+import { GRANT_SCENARIOS } from './history-grants-scenarios.js';
 import { forgetExecutions, ranTimes, THREAD_HISTORY_LIMIT } from './history-agents.js';
 
 export type { Recording, Scenario };
@@ -60,6 +61,8 @@ function deleteScenario(
 }
 
 export const SCENARIOS: Scenario[] = [
+  // From generation 8: run grants over waiting calls and across a continue-as-new.
+  ...GRANT_SCENARIOS,
   // From generation 7: a local-mode run whose stretch ends at a gated call.
   STRETCH_SCENARIO,
   // From generation 7 (issue 28): an escalation by a timer, a hand-off, then the approval.

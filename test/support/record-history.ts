@@ -23,13 +23,16 @@ import { startDevServer } from '../../src/devserver/index.js';
 import { Tollgate } from '../../src/index.js';
 import { fixtureFile, NEWEST_GENERATION } from './fixture-generations.js';
 import { uniqueQueue } from './harness.js';
-import { AGENTS, THREAD_HISTORY_LIMIT } from './history-agents.js';
+import { startFakeSlack } from './fake-slack.js';
+import { AGENTS, HISTORY_SLACK, THREAD_HISTORY_LIMIT } from './history-agents.js';
+import { decidedElsewhereScenario } from './history-grants-scenarios.js';
 import { playScenario, SCENARIOS, type Recording, type Scenario } from './history-scenarios.js';
 
 const fixtureFileOf = (name: string) => fixtureFile(NEWEST_GENERATION, name);
 
 /** The scenarios the command line asks for: named ones, all, or those with a missing fixture. */
-function selectScenarios(args: string[]): Scenario[] {
+function selectScenarios(args: string[], all: Scenario[]): Scenario[] {
+  const SCENARIOS = all;
   if (args.includes('--all')) return SCENARIOS;
   if (args.length === 0)
     return SCENARIOS.filter((s) => s.fixtures.some((name) => !existsSync(fixtureFileOf(name))));
@@ -50,8 +53,15 @@ async function write(tollgate: Tollgate, recording: Recording): Promise<string> 
 }
 
 async function main(): Promise<void> {
-  const scenarios = selectScenarios(process.argv.slice(2));
+  // The Slack app of `history-slack` posts to a fake Slack; the scenario counts its updates.
+  const slack = await startFakeSlack(HISTORY_SLACK.botToken);
+  const updates = () => slack.calls.filter((call) => call.method === 'chat.update').length;
+  const scenarios = selectScenarios(process.argv.slice(2), [
+    ...SCENARIOS,
+    decidedElsewhereScenario(updates),
+  ]);
   if (scenarios.length === 0) {
+    await slack.close();
     console.log('Every fixture exists; name fixtures (or pass --all) to re-record them.');
     return;
   }
@@ -67,6 +77,10 @@ async function main(): Promise<void> {
     threads: { historyLimit: THREAD_HISTORY_LIMIT },
     // From generation 9, new runs record one patch marker (docs/workflow-changes.md).
     patchMarkers: 'one',
+    channels: {
+      publicUrl: 'http://127.0.0.1:9',
+      slack: [{ ...HISTORY_SLACK, apiUrl: slack.apiUrl, agents: ['history-slack'] }],
+    },
   });
   try {
     await tollgate.startWorker();
@@ -84,6 +98,7 @@ async function main(): Promise<void> {
   } finally {
     await tollgate.shutdown();
     await server.stop();
+    await slack.close();
     await rm(dbDir, { recursive: true, force: true });
   }
 }

@@ -27,7 +27,9 @@ describe('channels.slack', () => {
       publicUrl: 'https://t.example',
       slack: [{ ...slack[0]!, agents: ['ops'] }],
     });
-    expect(channelManifest(onlyOps, 'ops')).toEqual({ channels: { targets: ['approvals'] } });
+    expect(channelManifest(onlyOps, 'ops')).toEqual({
+      channels: { targets: ['approvals'], slack: ['approvals'] },
+    });
     expect(channelManifest(onlyOps, 'billing')).toEqual({});
   });
 
