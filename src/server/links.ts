@@ -152,15 +152,21 @@ async function noteRefusal(
   }
 }
 
-/** JSON for API clients (`Accept: application/json`), a page for browsers. */
-function answer(
+/**
+ * JSON for API clients (`Accept: application/json`, and every POST when `postIsApi`), else a page
+ * for browsers. Signed links and MCP callbacks answer this way.
+ */
+export function answer(
   c: Context<ServerEnv>,
   status: ContentfulStatusCode,
   json: object,
   title: string,
   detail: string,
+  postIsApi = false,
 ) {
   c.header('Cache-Control', 'no-store');
-  if ((c.req.header('accept') ?? '').includes('application/json')) return c.json(json, status);
+  const api = postIsApi && c.req.method === 'POST';
+  if (api || (c.req.header('accept') ?? '').includes('application/json'))
+    return c.json(json, status);
   return c.html(outcomePage(title, detail), status);
 }

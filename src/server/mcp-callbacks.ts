@@ -18,8 +18,8 @@ import type { PendingToolCall } from '../common/run-types.js';
 import type { Tollgate } from '../runtime.js';
 import type { ServerEnv } from './auth.js';
 import { errorAnswer, HttpError, type ErrorLogger } from './errors.js';
-import { outcomePage } from './link-pages.js';
 import type { LinkRefusals } from './link-refusals.js';
+import { answer as answerLink } from './links.js';
 
 /** The run's refusals that mean the wait was answered meanwhile (two hits at once). */
 const ANSWERED_MEANWHILE = new Set([
@@ -79,13 +79,20 @@ async function handleCallback(c: Context<ServerEnv>, routes: CallbackRoutes) {
       channel: 'link',
     });
     const body: McpCallbackAnswer = { ok: true, outcome: 'answered' };
-    return answer(c, 200, body, 'Done', 'The call goes on; you can close this page.');
+    return answerLink(c, 200, body, 'Done', 'The call goes on; you can close this page.', true);
   } catch (error) {
     if (error instanceof TollgateError && ANSWERED_MEANWHILE.has(error.code)) {
       return notWaiting(c, claims);
     }
     const { status, body } = errorAnswer(error, log, `${c.req.method} ${MCP_CALLBACKS_PREFIX}`);
-    return answer(c, status, body, 'Not answered', `${body.error.code}: ${body.error.message}`);
+    return answerLink(
+      c,
+      status,
+      body,
+      'Not answered',
+      `${body.error.code}: ${body.error.message}`,
+      true,
+    );
   }
 }
 
@@ -124,24 +131,10 @@ function otherWait(call: PendingToolCall, claims: CallbackClaims): string | unde
 function notWaiting(c: Context<ServerEnv>, claims: CallbackClaims) {
   const body: McpCallbackAnswer = { ok: true, outcome: 'not-waiting' };
   const words = `Call ${claims.toolCallId} waits on no page any more (it was answered already, or its run ended); nothing was changed. You can close this page.`;
-  return answer(c, 200, body, 'Already done', words);
+  return answerLink(c, 200, body, 'Already done', words, true);
 }
 
 function refusal(c: Context<ServerEnv>, status: number, code: string, message: string) {
   const body: ErrorBody = { error: { code, message } };
-  return answer(c, status as ContentfulStatusCode, body, 'Not answered', message);
-}
-
-/** A page for a browser's GET, JSON for a POST or for `Accept: application/json`. */
-function answer(
-  c: Context<ServerEnv>,
-  status: ContentfulStatusCode,
-  json: object,
-  title: string,
-  detail: string,
-) {
-  c.header('Cache-Control', 'no-store');
-  const wantsJson = (c.req.header('accept') ?? '').includes('application/json');
-  if (c.req.method === 'POST' || wantsJson) return c.json(json, status);
-  return c.html(outcomePage(title, detail), status);
+  return answerLink(c, status as ContentfulStatusCode, body, 'Not answered', message, true);
 }
