@@ -53,8 +53,8 @@ export interface TollgateOptions {
   /**
    * How runs this runtime starts record Tollgate's workflow patches (docs/workflow-changes.md "One
    * marker for new runs"): `'each'` (default) one marker per patch, as every release before;
-   * `'one'` a single marker for all of them, ten fewer history events and four or five fewer
-   * visibility writes a run. Set `'one'` only once every worker of the task queue runs this
+   * `'one'` a single marker for all of them (eight fewer history events and four fewer visibility
+   * writes for a run parked on its first approval). Set `'one'` only once every worker of the task queue runs this
    * release or a later one: an older worker cannot replay such a run.
    */
   patchMarkers?: 'each' | 'one';
