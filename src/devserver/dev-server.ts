@@ -97,6 +97,29 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   await mkdir(dirname(dbFile), { recursive: true });
   const cliPath =
     options.cliPath ?? (await findTemporalCli(options.log ? { log: options.log } : {}));
+  // A port found free can be taken by another process before the CLI binds it: choose again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options, cliPath, namespace, dbFile);
+    } catch (error) {
+      const chosenHere = options.port === undefined || options.uiPort === undefined;
+      if (attempt >= PORT_ATTEMPTS || !chosenHere || !portTaken(error)) throw error;
+    }
+  }
+}
+
+const PORT_ATTEMPTS = 3;
+
+function portTaken(error: unknown): boolean {
+  return error instanceof TollgateError && /address already in use/.test(error.message);
+}
+
+async function startOnce(
+  options: DevServerOptions,
+  cliPath: string,
+  namespace: string,
+  dbFile: string,
+): Promise<DevServer> {
   const free = await freePorts(3);
   const port = options.port ?? free[0]!;
   const uiPort = options.uiPort ?? free.find((candidate) => candidate !== port)!;

@@ -124,6 +124,13 @@ const GRPC_DEADLINE_EXCEEDED = 4;
  * final).
  */
 const NO_POLLER = /no poller seen for task queue recently/;
+/**
+ * A query while the run's last workflow task failed or timed out (a worker too busy to finish it
+ * within its timeout, or one that refused it): Temporal schedules the task again and answers
+ * queries once one completes. Worth waiting for; a task that keeps failing (nondeterminism) ends
+ * the read after the reader's patience.
+ */
+const TASK_FAILED = /Workflow Task in failed state/;
 
 /**
  * Whether a failed read (a query, a describe) is worth trying again: Temporal was unreachable,
@@ -135,7 +142,8 @@ export function isTransientReadFailure(error: unknown): boolean {
     return ['RUN_NOT_FOUND', 'TEMPORAL_UNAVAILABLE', 'NAMESPACE_NOT_FOUND'].includes(error.code);
   }
   const grpc = grpcErrorIn(error);
-  if (grpc?.code === GRPC_FAILED_PRECONDITION) return NO_POLLER.test(grpc.message);
+  if (grpc?.code === GRPC_FAILED_PRECONDITION)
+    return NO_POLLER.test(grpc.message) || TASK_FAILED.test(grpc.message);
   return grpc !== undefined && TRANSIENT_GRPC_CODES.has(grpc.code);
 }
 

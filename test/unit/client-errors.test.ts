@@ -81,4 +81,21 @@ describe('client-side error classification (no server)', () => {
     for (const code of [4, 8, 10, 14]) expect(isTransientReadFailure(grpcError(code))).toBe(true);
     for (const code of [3, 5, 7, 9]) expect(isTransientReadFailure(grpcError(code))).toBe(false);
   });
+
+  it('waits out a query refused while the run’s last workflow task failed or timed out', () => {
+    const failedTask = Object.assign(
+      new Error(
+        '9 FAILED_PRECONDITION: Unable to query workflow due to Workflow Task in failed state.',
+      ),
+      {
+        code: 9,
+        details: 'Unable to query workflow due to Workflow Task in failed state.',
+        metadata: {},
+      },
+    );
+    expect(isTransientReadFailure(failedTask)).toBe(true);
+    expect(
+      isTransientReadFailure(new Error('Failed to query Workflow', { cause: failedTask })),
+    ).toBe(true);
+  });
 });
