@@ -206,3 +206,6 @@ export function livePoliciesRegistryId(taskQueue: string): string {
  * generation 9 and before, instead of one each.
  */
 export const PATCH_MARKERS_MEMO_KEY = 'tollgatePatchMarkers';
+
+/** The memo that makes a run record one patch marker: set by its starter, or by its parent run. */
+export const ONE_MARKER_MEMO: Readonly<Record<string, 'one'>> = { [PATCH_MARKERS_MEMO_KEY]: 'one' };

@@ -5,7 +5,7 @@ import { TollgateError } from '../common/errors.js';
 import type { JsonValue } from '../common/json.js';
 import type { RequestPolicy, RunInput } from '../common/run-types.js';
 import { SA_KEYS } from '../common/search-attribute-keys.js';
-import { AGENT_RUN_WORKFLOW, PATCH_MARKERS_MEMO_KEY } from '../common/wire.js';
+import { AGENT_RUN_WORKFLOW, ONE_MARKER_MEMO } from '../common/wire.js';
 import { toRules } from '../definitions/approval-policy.js';
 import { DELEGATION_PREFIX } from '../common/tool-naming.js';
 import { unknownActiveTool } from '../common/active-tools.js';
@@ -43,9 +43,6 @@ export async function startRun(
   const summary = `${agentId}: ${summaryOf(initial)}`;
   return launchRun(context, client, runId, input, { summary });
 }
-
-/** The memo that makes a run record one patch marker (docs/workflow-changes.md). */
-const ONE_MARKER_MEMO = { [PATCH_MARKERS_MEMO_KEY]: 'one' };
 
 /** What a start adds to the run's description in Temporal beyond its input. */
 export interface LaunchExtras {

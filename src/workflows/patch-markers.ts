@@ -1,6 +1,6 @@
 import { patched, workflowInfo } from '@temporalio/workflow';
 import type { JsonValue } from '../common/json.js';
-import { PATCH_MARKERS_MEMO_KEY } from '../common/wire.js';
+import { ONE_MARKER_MEMO, PATCH_MARKERS_MEMO_KEY } from '../common/wire.js';
 import {
   AGENT_QUEUES_PATCH,
   CHANNELS_PATCH,
@@ -32,27 +32,24 @@ export const ONE_MARKER_PATCH = 'tollgate-one-marker';
  * started before it take its new branch on replay). Tracing's patch is not a change of code but of
  * the worker (a run records it when it starts traced), so it keeps its own marker.
  */
-export function patchesOfOneMarker(): ReadonlySet<string> {
-  // Built when asked: these modules import this one, so their constants are not set at its load.
-  return new Set([
-    UPDATES_AFTER_EVENTS_PATCH,
-    TOOL_KEYS_PATCH,
-    HANDLERS_FINISHED_PATCH,
-    REQUEST_TIGHTENS_PATCH,
-    AGENT_QUEUES_PATCH,
-    HERE_FIRST_PATCH,
-    PUBLISH_ON_CHANGE_PATCH,
-    DECLINE_ENDS_STRETCH_PATCH,
-    CONTINUE_AS_NEW_PATCH,
-    CHANNELS_PATCH,
-    DEFINITION_REGATE_PATCH,
-    STRETCHES_PATCH,
-    DEADLINE_PATCH,
-    COMPACTION_PATCH,
-    GRANTS_PATCH,
-    GRANTS_NOTICES_PATCH,
-  ]);
-}
+const ONE_MARKER_COVERS: ReadonlySet<string> = new Set([
+  UPDATES_AFTER_EVENTS_PATCH,
+  TOOL_KEYS_PATCH,
+  HANDLERS_FINISHED_PATCH,
+  REQUEST_TIGHTENS_PATCH,
+  AGENT_QUEUES_PATCH,
+  HERE_FIRST_PATCH,
+  PUBLISH_ON_CHANGE_PATCH,
+  DECLINE_ENDS_STRETCH_PATCH,
+  CONTINUE_AS_NEW_PATCH,
+  CHANNELS_PATCH,
+  DEFINITION_REGATE_PATCH,
+  STRETCHES_PATCH,
+  DEADLINE_PATCH,
+  COMPACTION_PATCH,
+  GRANTS_PATCH,
+  GRANTS_NOTICES_PATCH,
+]);
 
 /**
  * Whether this run has the one marker. Module state is the run's own: the SDK gives each run its
@@ -60,7 +57,6 @@ export function patchesOfOneMarker(): ReadonlySet<string> {
  * as it starts (update-order.ts), so a run never changes its answer half-way.
  */
 let oneMarker: boolean | undefined;
-let covered: ReadonlySet<string> | undefined;
 
 /**
  * `patched(id)` for Tollgate's workflow code: true at once for a patch the run's one marker stands
@@ -69,11 +65,7 @@ let covered: ReadonlySet<string> | undefined;
 export function isPatched(id: string): boolean {
   oneMarker ??=
     workflowInfo().memo?.[PATCH_MARKERS_MEMO_KEY] === 'one' && patched(ONE_MARKER_PATCH);
-  if (oneMarker) {
-    covered ??= patchesOfOneMarker();
-    if (covered.has(id)) return true;
-  }
-  return patched(id);
+  return (oneMarker && ONE_MARKER_COVERS.has(id)) || patched(id);
 }
 
 /**
@@ -81,5 +73,5 @@ export function isPatched(id: string): boolean {
  * continue-as-new): those start on the same workers, so they record one marker too.
  */
 export function oneMarkerMemo(): { memo: Record<string, JsonValue> } | Record<string, never> {
-  return oneMarker === true ? { memo: { [PATCH_MARKERS_MEMO_KEY]: 'one' } } : {};
+  return oneMarker === true ? { memo: ONE_MARKER_MEMO } : {};
 }
