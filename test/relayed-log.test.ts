@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
-import type { Tollgate } from '../src/index.js';
-import { chunksOf, gatedTestAgent, hostAgents, typesOf } from './support/harness.js';
+import { Agent, createTool, type Tollgate } from '../src/index.js';
+import { scriptedModel } from '../src/testing/scripted-model.js';
+import { chunksOf, gatedTestAgent, hostAgents, recordingTool, typesOf } from './support/harness.js';
 
 /** Counts the queries `client` sends from now on; `stop()` puts the service back as it was. */
 function countQueries(client: Client): { count: () => number; stop: () => void } {
@@ -15,12 +16,36 @@ function countQueries(client: Client): { count: () => number; stop: () => void }
   return { count: () => count, stop: () => void (service.queryWorkflow = original) };
 }
 
+/**
+ * A local-mode agent: a `local` lookup (stretched, ungated) and a gated delete that runs as an
+ * activity. "Look up" calls the lookup, "Delete" the delete; after a tool's result it answers.
+ */
+function localAgent() {
+  const lookup = recordingTool('lookup');
+  const remove = recordingTool('delete-record', { requireApproval: true });
+  const agent = new Agent({
+    id: 'relay-local-agent',
+    instructions: 'You are a test agent.',
+    model: scriptedModel((prompt) => {
+      const last = prompt.at(-1);
+      if (last?.role === 'tool') return { text: 'Done.' };
+      const text = JSON.stringify(last?.content ?? '');
+      const toolName = text.includes('Delete') ? 'delete-record' : 'lookup';
+      return { toolCalls: [{ toolName, args: { id: 'rec-1' } }] };
+    }, 'relay-local-agent'),
+    tools: { lookup: createTool({ ...lookup.tool, local: true }), 'delete-record': remove.tool },
+    execution: { modelSteps: 'local' },
+  });
+  return { agent, lookups: lookup.executions, deletions: remove.executions };
+}
+
 describe("a stream in the worker's own process", () => {
   const { agent, executions } = gatedTestAgent('relay-agent');
+  const local = localAgent();
   let tollgate: Tollgate;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent], 'relay');
+    tollgate = await hostAgents([agent, local.agent], 'relay');
   });
   afterAll(async () => {
     await tollgate.shutdown();
@@ -63,5 +88,55 @@ describe("a stream in the worker's own process", () => {
     } finally {
       queries.stop();
     }
+  });
+
+  it('reads a local-mode run from its worker once the run closed, with no query', async () => {
+    const localAgentHandle = tollgate.getAgent('relay-local-agent');
+    const queries = countQueries(await tollgate.client());
+    try {
+      // Its chunks relay at close: a stream that follows it to its end sends no query.
+      const chunks = await chunksOf(await localAgentHandle.stream('Look up rec-1'));
+      expect(typesOf(chunks)).toEqual([
+        'start',
+        'step-start',
+        'tool-call',
+        'step-finish',
+        'tool-result',
+        'step-start',
+        'text-delta',
+        'step-finish',
+        'finish',
+      ]);
+      expect(local.lookups).toHaveLength(1);
+      expect(queries.count()).toBe(0);
+      // A query of the closed run reads the same log.
+      expect(await chunksOf(await localAgentHandle.observe({ runId: chunks[0]!.runId }))).toEqual(
+        chunks,
+      );
+      expect(queries.count()).toBeGreaterThan(0);
+    } finally {
+      queries.stop();
+    }
+  });
+
+  it('shows a parked local-mode run, approved, as a query reads it', async () => {
+    const localAgentHandle = tollgate.getAgent('relay-local-agent');
+    const first = await chunksOf(await localAgentHandle.stream('Delete rec-1'));
+    expect(first.at(-1)?.type).toBe('finish');
+    expect(typesOf(first)).toContain('tool-call-approval');
+    const runId = first[0]!.runId;
+    const rest = await chunksOf(await localAgentHandle.approveToolCall({ runId }));
+    expect(typesOf(rest)).toEqual([
+      'tool-result',
+      'step-start',
+      'text-delta',
+      'step-finish',
+      'finish',
+    ]);
+    expect(local.deletions).toHaveLength(1);
+    // Read by queries while it is open and from its worker once it closed: a query of the
+    // closed run reads the same chunks.
+    const observed = await localAgentHandle.observe({ runId, offset: first.length });
+    expect(await chunksOf(observed)).toEqual(rest);
   });
 });

@@ -8,8 +8,11 @@ import type { Chunk } from './chunks.js';
  */
 export interface LogRelaySinks extends Sinks {
   tollgateLogRelay: {
-    /** `chunk` was logged at `offset` by the workflow task under way. */
-    logged(offset: number, chunk: Chunk): void;
+    /**
+     * `chunk` was logged at `offset` by the workflow task under way; `atClose`: by a run that
+     * does local work, whose chunks are the log only once it has closed (`ChunkLog.relay`).
+     */
+    logged(offset: number, chunk: Chunk, atClose: boolean): void;
     /** The log holds `end` chunks in the workflow task under way (one that may log none). */
     reached(end: number): void;
   };

@@ -19,6 +19,11 @@ export interface RelayedChunk {
   end: number;
   /** Absent where the task only said how long the log is. */
   chunk?: Chunk;
+  /**
+   * Logged by a run that does local work: its task is not certain, so the chunk is the log only
+   * once the run has closed by its own command with no workflow task failed.
+   */
+  atClose?: true;
 }
 
 /**
@@ -37,8 +42,13 @@ export class LogRelay extends RunListeners<RelayedChunk> {
     return {
       tollgateLogRelay: {
         logged: {
-          fn: (info, offset, chunk) =>
-            this.publish(info.workflowId, { ...taskOf(info), end: offset + 1, chunk }),
+          fn: (info, offset, chunk, atClose) =>
+            this.publish(info.workflowId, {
+              ...taskOf(info),
+              end: offset + 1,
+              chunk,
+              ...(atClose ? { atClose: true as const } : {}),
+            }),
           callDuringReplay: false,
         },
         reached: {

@@ -8,7 +8,10 @@ import type { HistoryEvent } from './run-ending.js';
  * querying the run when they prove to be everything the run has logged so far: every chunk from
  * the reader's offset up to the log's length at the end of the latest completed task. A task
  * that relayed nothing here (another worker ran it, or it logged nothing outside a decision)
- * leaves that unproven, and the tail queries as before.
+ * leaves that unproven, and the tail queries as before. Once the run has closed by its own command
+ * and none of its workflow tasks failed or timed out, every activation its worker ran outside
+ * replay is in its history: the chunks held through its `finish` are then its log, whichever task
+ * logged each (the only proof for runs that do local work, which relay `atClose`).
  */
 export class RelayedLog {
   private readonly held = new Map<number, RelayedChunk & { chunk: Chunk }>();
@@ -23,6 +26,10 @@ export class RelayedLog {
   private continued = false;
   /** A workflow task failed or timed out since the last one completed. */
   private retrying = false;
+  /** A workflow task of `execution` failed or timed out: what its worker relayed may not be the log. */
+  private taskFailed = false;
+  /** `execution` closed by its own command (completed or failed), in a task that completed. */
+  private closedByRun = false;
   private readonly completed = new Set<number>();
   private latest: number | undefined;
   /** The watch reported history since the last read: a read may stand in for a query. */
@@ -38,6 +45,8 @@ export class RelayedLog {
     const { chunk } = relayed;
     // A later task's chunk at the same offset replaces one of a task that never completed.
     if (chunk) this.held.set(relayed.end - 1, { ...relayed, chunk });
+    // Its task is not certain: it proves no task's end (`readClosed`).
+    if (relayed.atClose) return;
     if (this.execution !== undefined && relayed.execution !== this.execution) return;
     // A task history has shown completed and that this log does not trust stays unproven.
     if (relayed.task <= (this.latest ?? 0) && !this.completed.has(relayed.task)) return;
@@ -72,6 +81,13 @@ export class RelayedLog {
       // here cannot be told from the completed one's, so that task is read by a query.
       if (event.workflowTaskFailedEventAttributes || event.workflowTaskTimedOutEventAttributes) {
         this.retrying = true;
+        this.taskFailed = true;
+      }
+      if (
+        event.workflowExecutionCompletedEventAttributes ||
+        event.workflowExecutionFailedEventAttributes
+      ) {
+        this.closedByRun = true;
       }
       const done = event.workflowTaskCompletedEventAttributes;
       if (done) {
@@ -94,6 +110,8 @@ export class RelayedLog {
     this.ends.clear();
     this.latest = undefined;
     this.retrying = false;
+    this.taskFailed = false;
+    this.closedByRun = false;
     const earlier = this.relayed.splice(0);
     for (const relayed of earlier) if (relayed.execution === execution) this.hold(relayed);
   }
@@ -103,6 +121,11 @@ export class RelayedLog {
    * is held proves it is all; `undefined` otherwise (the log must be queried).
    */
   read(offset: number): Chunk[] | undefined {
+    const closed = this.readClosed(offset);
+    if (closed) {
+      this.held.clear();
+      return closed;
+    }
     const fresh = this.fresh;
     this.fresh = false;
     const chunks: Chunk[] = [];
@@ -119,7 +142,29 @@ export class RelayedLog {
   }
 
   private logged(relayed: RelayedChunk): boolean {
-    return relayed.execution === this.execution && this.completed.has(relayed.task);
+    return (
+      !relayed.atClose && relayed.execution === this.execution && this.completed.has(relayed.task)
+    );
+  }
+
+  /**
+   * The chunks from `offset` through the run's `finish`, all relayed by its execution, once that
+   * execution closed by its own command and none of its workflow tasks failed or timed out (a
+   * task that did may have relayed chunks its retry logged otherwise: a local activity runs again).
+   * A run ended from outside (terminated, timed out) may have relayed a task that never completed.
+   */
+  private readClosed(offset: number): Chunk[] | undefined {
+    if (!this.closedByRun || this.taskFailed) return undefined;
+    const chunks: Chunk[] = [];
+    for (
+      let relayed = this.held.get(offset);
+      relayed !== undefined && relayed.execution === this.execution;
+      relayed = this.held.get(offset + chunks.length)
+    ) {
+      chunks.push(relayed.chunk);
+      if (relayed.chunk.type === 'finish') return chunks;
+    }
+    return undefined;
   }
 
   close(): void {

@@ -90,7 +90,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     if (!continued && input.activeTools) startNarrowed(state, manifest, input.activeTools);
     if (doesLocalWork(manifest)) {
       state.status.keepRepeats();
-      state.log.relaying = false;
+      state.log.relay = 'at-close';
     }
     const patches = patchesBeforeLocalWork(manifest, [
       HANDLERS_FINISHED_PATCH,

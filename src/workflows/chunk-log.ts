@@ -31,11 +31,14 @@ export class ChunkLog {
   /** The run has closed: readers stop at the end of the log. */
   closed = false;
   /**
-   * Whether chunks go to the worker's process as they are logged. Off in runs that do local work:
-   * a workflow task that outlasts a local activity is completed and continued by a new one while
-   * the workflow code runs on, so a chunk's task could not be told for certain.
+   * How chunks go to the worker's process as they are logged. `each-task`: a stream there shows
+   * them once history shows the workflow task that logged them completed. `at-close`, in runs that
+   * do local work: a workflow task that outlasts a local activity is completed and continued by a
+   * new one while the workflow code runs on, so a chunk's task could not be told for certain; a
+   * stream shows them only once the run has closed by its own command with no workflow task
+   * failed (`RelayedLog`).
    */
-  relaying = true;
+  relay: 'each-task' | 'at-close' = 'each-task';
 
   constructor(readonly runId: string) {}
 
@@ -44,7 +47,8 @@ export class ChunkLog {
     this.chunks.push(chunk);
     // Streams in the worker's process read it from there once the task completes, not by a query.
     // Not a command: replay neither calls the sink nor sees whether it was called.
-    if (this.relaying && !replaying()) tollgateLogRelay.logged(this.nextOffset - 1, chunk);
+    if (!replaying())
+      tollgateLogRelay.logged(this.nextOffset - 1, chunk, this.relay === 'at-close');
   }
 
   /**
@@ -52,7 +56,7 @@ export class ChunkLog {
    * log nothing (a decision that only lets the run go on): they need no query to know it.
    */
   relayEnd(): void {
-    if (this.relaying && !replaying()) tollgateLogRelay.reached(this.nextOffset);
+    if (this.relay === 'each-task' && !replaying()) tollgateLogRelay.reached(this.nextOffset);
   }
 
   /**

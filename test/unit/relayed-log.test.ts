@@ -156,3 +156,94 @@ describe('the chunks a worker relays to streams of its process (pure, no server)
     expect(texts(log.read(0))).toEqual(['t0']);
   });
 });
+
+describe('the chunks a run that does local work relays at close (pure, no server)', () => {
+  const finish = makeChunk(RUN, 'finish', { finishReason: 'stop', usage: ZERO_USAGE });
+  /** A worker of this process logging `chunks` from `offset` in a run that does local work. */
+  function loggedAtClose(
+    relay: LogRelay,
+    execution: string,
+    task: number,
+    chunks: Chunk[],
+    offset = 0,
+  ) {
+    chunks.forEach((chunk, i) =>
+      relay.publish(RUN, { execution, task, end: offset + i + 1, chunk, atClose: true }),
+    );
+  }
+  const event = (attributes: Record<string, unknown>): HistoryEvent =>
+    temporal.api.history.v1.HistoryEvent.fromObject(attributes);
+  const closedBy = (kind: string) => event({ [kind]: {} });
+
+  it('never stand in for a query per task: their task is not certain', () => {
+    const { relay, log } = relayedLog();
+    loggedAtClose(relay, FIRST, 3, [text(0), text(1)]);
+    expect(log.observe([started(FIRST), completed(3)])).toBe(true);
+    expect(log.read(0)).toBeUndefined();
+  });
+
+  it('are the log through its finish once the run completed or failed by its own command', () => {
+    for (const kind of [
+      'workflowExecutionCompletedEventAttributes',
+      'workflowExecutionFailedEventAttributes',
+    ]) {
+      const { relay, log } = relayedLog();
+      // Logged in tasks 3 and 7, whichever each chunk's task really was.
+      loggedAtClose(relay, FIRST, 3, [text(0)]);
+      loggedAtClose(relay, FIRST, 7, [text(1), finish], 1);
+      log.observe([started(FIRST), completed(3), completed(11), closedBy(kind)]);
+      expect(log.read(0)?.map((chunk) => chunk.type)).toEqual([
+        'text-delta',
+        'text-delta',
+        'finish',
+      ]);
+      // From a later offset too (a stream that joined mid-way).
+      loggedAtClose(relay, FIRST, 7, [text(1), finish], 1);
+      expect(texts(log.read(1))).toEqual(['t1', undefined]);
+    }
+  });
+
+  it('are not trusted when any workflow task of the execution failed or timed out', () => {
+    for (const kind of [
+      'workflowTaskFailedEventAttributes',
+      'workflowTaskTimedOutEventAttributes',
+    ]) {
+      const { relay, log } = relayedLog();
+      // A failed attempt relayed t0 and a finish; its retry ran the local work again.
+      loggedAtClose(relay, FIRST, 3, [text(0), finish]);
+      log.observe([started(FIRST), event({ [kind]: {} }), completed(3)]);
+      log.observe([closedBy('workflowExecutionCompletedEventAttributes')]);
+      expect(log.read(0)).toBeUndefined();
+    }
+  });
+
+  it('are not trusted when the run was ended from outside: its last task may never have completed', () => {
+    for (const kind of [
+      'workflowExecutionTerminatedEventAttributes',
+      'workflowExecutionTimedOutEventAttributes',
+      'workflowExecutionCanceledEventAttributes',
+    ]) {
+      const { relay, log } = relayedLog();
+      loggedAtClose(relay, FIRST, 3, [text(0), finish]);
+      log.observe([started(FIRST), closedBy(kind)]);
+      expect(log.read(0)).toBeUndefined();
+    }
+  });
+
+  it('need every chunk through the finish, of the execution the watch reads', () => {
+    const gap = relayedLog();
+    // The chunk at offset 1 was logged before this stream subscribed (or in replay).
+    loggedAtClose(gap.relay, FIRST, 3, [text(0)]);
+    loggedAtClose(gap.relay, FIRST, 7, [finish], 2);
+    gap.log.observe([started(FIRST), closedBy('workflowExecutionCompletedEventAttributes')]);
+    expect(gap.log.read(0)).toBeUndefined();
+    const unfinished = relayedLog();
+    loggedAtClose(unfinished.relay, FIRST, 3, [text(0), text(1)]);
+    unfinished.log.observe([started(FIRST), closedBy('workflowExecutionCompletedEventAttributes')]);
+    expect(unfinished.log.read(0)).toBeUndefined();
+    const other = relayedLog();
+    loggedAtClose(other.relay, 'other-execution', 3, [text(0), finish]);
+    other.log.observe([started(FIRST), closedBy('workflowExecutionCompletedEventAttributes')]);
+    expect(other.log.read(0)).toBeUndefined();
+  });
+});
