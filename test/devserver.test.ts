@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
@@ -51,6 +51,26 @@ describe('startDevServer', () => {
     expect(error).toBeInstanceOf(TollgateError);
     expect(error).toMatchObject({ code: 'TEMPORAL_SERVER_START_FAILED' });
     expect((error as Error).message).toContain('not-a-level');
+  });
+
+  it('starts again when the CLI panics, and reports the panic a long dump pushed out of the tail', async () => {
+    // A stand-in CLI that panics as the real one does when a port it chose itself was taken: the
+    // panic's line, then a goroutine dump longer than the output tail.
+    const dir = await tempDir();
+    const cliPath = join(dir, 'temporal');
+    const starts = join(dir, 'starts');
+    const dump = Array.from({ length: 40 }, (_, i) => `echo "goroutine frame ${i}"`).join('\n');
+    await writeFile(
+      cliPath,
+      `#!/bin/sh\necho start >> "${starts}"\necho "panic: listen tcp 127.0.0.1:1: bind: something"\n${dump}\nexit 2\n`,
+    );
+    await chmod(cliPath, 0o755);
+    const error = await startDevServer({ cliPath, dbFile: join(dir, 'dev.db') }).catch((e) => e);
+    expect(error).toMatchObject({ code: 'TEMPORAL_SERVER_START_FAILED' });
+    expect((error as Error).message).toContain('panic: listen tcp 127.0.0.1:1: bind: something');
+    expect((error as Error).message).toContain('goroutine frame 39');
+    // Three starts, each on newly chosen ports, before it gives up.
+    expect((await readFile(starts, 'utf8')).trim().split('\n')).toHaveLength(3);
   });
 
   it('registers the search attributes and keeps workflows across a restart on the same file', async () => {

@@ -1,10 +1,8 @@
 /**
  * Starts a local Temporal dev server (`temporal server start-dev`) backed by a SQLite file.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '../temporal-client/search-attributes.js';
@@ -12,6 +10,7 @@ import { freePorts } from './free-ports.js';
 import { TollgateError } from '../common/errors.js';
 import { DEFAULT_NAMESPACE, SEARCH_ATTRIBUTES } from '../common/wire.js';
 import { findTemporalCli } from './temporal-cli.js';
+import { ServerProcess } from './server-process.js';
 
 /** Options for {@link startDevServer}. */
 export interface DevServerOptions {
@@ -79,8 +78,6 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
-const OUTPUT_TAIL_LINES = 20;
-const KILL_GRACE_MS = 10_000;
 const PROBE_INTERVAL_MS = 250;
 
 /**
@@ -97,21 +94,22 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   await mkdir(dirname(dbFile), { recursive: true });
   const cliPath =
     options.cliPath ?? (await findTemporalCli(options.log ? { log: options.log } : {}));
-  // A port found free can be taken by another process before the CLI binds it: choose again.
+  // A port found free can be taken by another process before the CLI binds it, ours or one the
+  // CLI chose itself for its inner services (it panics then): choose again.
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(options, cliPath, namespace, dbFile);
     } catch (error) {
       const chosenHere = options.port === undefined || options.uiPort === undefined;
-      if (attempt >= PORT_ATTEMPTS || !chosenHere || !portTaken(error)) throw error;
+      if (attempt >= START_ATTEMPTS || !chosenHere || !portTaken(error)) throw error;
     }
   }
 }
 
-const PORT_ATTEMPTS = 3;
+const START_ATTEMPTS = 3;
 
 function portTaken(error: unknown): boolean {
-  return error instanceof TollgateError && /address already in use/.test(error.message);
+  return error instanceof TollgateError && /address already in use|^panic:/m.test(error.message);
 }
 
 async function startOnce(
@@ -173,85 +171,6 @@ async function startOnce(
     dynamicConfig,
     stop: () => server.stop(),
   };
-}
-
-/** The CLI child process, its recent output, and its shutdown. */
-class ServerProcess {
-  readonly pid: number;
-  private readonly child: ChildProcess;
-  private readonly tail: string[] = [];
-  private readonly exited: Promise<void>;
-  private exitDescription: string | undefined;
-  private stopping: Promise<void> | undefined;
-  // A sync kill is all an 'exit' handler may do; it stops orphaned servers outliving a crash.
-  private readonly killOnExit = () => this.child.kill('SIGTERM');
-
-  constructor(
-    cliPath: string,
-    args: string[],
-    private log?: (line: string) => void,
-  ) {
-    // Not detached, so the server shares the parent's process group and terminal signals.
-    this.child = spawn(cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.exited = new Promise((resolve) => {
-      this.child.once('error', (error) => {
-        this.exitDescription = `could not be spawned: ${error.message}`;
-        resolve();
-      });
-      this.child.once('close', (code, signal) => {
-        this.exitDescription ??= `exited with ${signal ?? `code ${code}`}`;
-        process.off('exit', this.killOnExit);
-        resolve();
-      });
-    });
-    for (const stream of [this.child.stdout!, this.child.stderr!]) {
-      createInterface({ input: stream }).on('line', (line) => this.record(line));
-    }
-    this.pid = this.child.pid ?? -1;
-    process.on('exit', this.killOnExit);
-    this.setKeepsParentAlive(false);
-  }
-
-  /** Why the process ended, or `undefined` while it runs. */
-  get exitReason(): string | undefined {
-    return this.exitDescription;
-  }
-
-  /** The last lines the server printed, for error messages. */
-  recentOutput(): string {
-    return this.tail.join('\n');
-  }
-
-  stop(): Promise<void> {
-    this.stopping ??= this.terminate();
-    return this.stopping;
-  }
-
-  private async terminate(): Promise<void> {
-    process.off('exit', this.killOnExit);
-    this.log = undefined; // shutdown chatter (poll failures) is noise, not news
-    if (this.exitDescription !== undefined) return;
-    // Keep the process alive until the server is really gone, or the SIGKILL would never run.
-    this.setKeepsParentAlive(true);
-    this.child.kill('SIGTERM');
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), KILL_GRACE_MS);
-    await this.exited;
-    clearTimeout(timer);
-  }
-
-  private record(line: string): void {
-    this.tail.push(line);
-    if (this.tail.length > OUTPUT_TAIL_LINES) this.tail.shift();
-    this.log?.(line);
-  }
-
-  private setKeepsParentAlive(keep: boolean): void {
-    for (const handle of [this.child, this.child.stdout, this.child.stderr]) {
-      const refable = handle as { ref?: () => void; unref?: () => void } | null;
-      if (keep) refable?.ref?.();
-      else refable?.unref?.();
-    }
-  }
 }
 
 /** Polls until the frontend answers and the namespace is registered, then ensures attributes. */
