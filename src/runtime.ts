@@ -226,6 +226,7 @@ export class Tollgate {
         workers: this.workers,
         runs: this.runFacts,
         oneMarker: this.options.patchMarkers === 'one',
+        describesLocally: (id) => this.agents.doesLocalWork(id),
       },
       scope,
       options?.identity,

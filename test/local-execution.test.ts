@@ -128,10 +128,11 @@ describe('local execution', () => {
     expect(local.deletes[0]!.idempotencyKey).toBe(`${viaLocal.runId}:call-d`);
 
     const localEvents = await historyOf(tollgate, viaLocal.runId);
-    expect(scheduledActivities(localEvents)).toEqual(['describeAgent', 'executeTool']);
-    // Two stretches (patch tollgate-stretches): steps 1-2 with the two lookups, up to the gated
+    expect(scheduledActivities(localEvents)).toEqual(['executeTool']);
+    // The describe (patch tollgate-local-describe: the starter hosts the agent), then two
+    // stretches (patch tollgate-stretches): steps 1-2 with the two lookups, up to the gated
     // delete; step 3 after the approval.
-    expect(markers(localEvents)).toBe(2);
+    expect(markers(localEvents)).toBe(3);
     const remoteEvents = await historyOf(tollgate, viaRemote.runId);
     expect(markers(remoteEvents)).toBe(0);
     expect(scheduledActivities(remoteEvents).sort()).toEqual(
@@ -166,7 +167,7 @@ describe('local execution', () => {
     const declined = await agent.declineToolCall({ runId: first.runId });
     expect(await within(declined.finishReason, 30_000, 'after decline')).toBe('stop');
     expect(local.deletes.length).toBe(before);
-    expect(scheduledActivities(await historyOf(tollgate, first.runId))).toEqual(['describeAgent']);
+    expect(scheduledActivities(await historyOf(tollgate, first.runId))).toEqual([]);
   }, 60_000);
 
   it('runs a local tool that a request policy gates as an ordinary activity, after approval', async () => {
@@ -185,7 +186,6 @@ describe('local execution', () => {
     expect(finishes.at(-1)).toBe('stop');
     expect(local.lookups.length).toBe(before + 2);
     expect(scheduledActivities(await historyOf(tollgate, first.runId))).toEqual([
-      'describeAgent',
       'executeTool',
       'executeTool',
       'executeTool',
@@ -272,6 +272,7 @@ describe('local execution: a worker killed mid-run', () => {
       b.pid,
     ]);
     const events = await historyOf(tollgate, stream.runId);
+    // Started by a runtime without the agent: described as an activity, as before.
     expect(scheduledActivities(events)).toEqual(['describeAgent']);
     // Two stretches: step 1 and its lookup (whose 3 s pass the time bound), then the answer.
     expect(markers(events)).toBe(2);

@@ -27,6 +27,7 @@ import {
   GRANTS_NOTICES_PATCH,
   HANDLERS_FINISHED_PATCH,
   HERE_FIRST_PATCH,
+  LOCAL_DESCRIBE_PATCH,
   PUBLISH_ON_CHANGE_PATCH,
   REQUEST_TIGHTENS_PATCH,
   STRETCHES_PATCH,
@@ -137,6 +138,13 @@ const PATCHES: Record<string, string[]> = {
   '8-run-grants-decided-notices': HERE_FIRST_PATCHES,
   // Recorded with `patchMarkers: 'one'`: one marker stands for every patch above.
   '9-one-marker': [ONE_MARKER_PATCH],
+  // The local-mode run describes its agent locally (below); the others record what 9 did.
+  '10-local-describe': [ONE_MARKER_PATCH],
+};
+
+/** Patches a one-marker run asks beside the one marker, by fixture, from generation 10 on. */
+const ONE_MARKER_PATCHES_WHERE_NEEDED: Record<string, string[]> = {
+  'stretch-then-approved': [LOCAL_DESCRIBE_PATCH],
 };
 
 /** From this generation on, runs record one marker: no patch is asked where needed. */
@@ -196,7 +204,10 @@ const CONTINUED_EXECUTION_PATCHES: Record<string, string[]> = {
 function patchesExpected(generation: string, name: string): string[] {
   if (startOf(generation, name).type !== 'agentRun') return [];
   const number = parseInt(generation, 10);
-  if (number >= ONE_MARKER_FROM) return [...PATCHES[generation]!];
+  if (number >= ONE_MARKER_FROM) {
+    const needed = number >= 10 ? (ONE_MARKER_PATCHES_WHERE_NEEDED[name] ?? []) : [];
+    return [...PATCHES[generation]!, ...needed].sort();
+  }
   const continued = CONTINUED_EXECUTION_PATCHES[name];
   if (continued) return [...continued].sort();
   const needed = number >= 4 ? (PATCHES_WHERE_NEEDED[name] ?? []) : [];

@@ -157,10 +157,11 @@ describe('stretches of local steps', () => {
     expect(gates).toEqual(await gateEntries('stretch-remote', viaRemote.runId));
     expect(gates[0]).toMatchObject({ type: 'gate', gated: false, source: 'agent' });
 
-    // One marker for all five steps and four lookups; nothing else ran as an activity.
+    // The describe's marker, then one for all five steps and four lookups; nothing ran as an
+    // activity (the starter hosts the agent: it is described locally, docs/local-execution.md).
     const events = await historyOf(viaLocal.runId);
-    expect(markers(events)).toBe(1);
-    expect(scheduledActivities(events)).toEqual(['describeAgent']);
+    expect(markers(events)).toBe(2);
+    expect(scheduledActivities(events)).toEqual([]);
     const history = await (
       await tollgate.client()
     ).workflow
@@ -182,8 +183,8 @@ describe('stretches of local steps', () => {
     expect(await first.suspendPayload).toMatchObject({ toolName: 'delete', args: { id: 'r1' } });
     expect(local.lookups.length - before.lookups).toBe(2);
     expect(local.deletes.length).toBe(before.deletes);
-    // Steps 1-3 (two lookups, then the gated call, not run) in one stretch.
-    expect(markers(await historyOf(first.runId))).toBe(1);
+    // The describe, then steps 1-3 (two lookups, then the gated call, not run) in one stretch.
+    expect(markers(await historyOf(first.runId))).toBe(2);
 
     const approved = await agent.approveToolCall({ runId: first.runId });
     await within(chunksOf(approved), 30_000, 'after approval');
@@ -192,9 +193,9 @@ describe('stretches of local steps', () => {
     expect(local.deletes.length - before.deletes).toBe(1);
     expect(local.deletes.at(-1)!.idempotencyKey).toBe(`${first.runId}:call-d`);
     const events = await historyOf(first.runId);
-    expect(scheduledActivities(events)).toEqual(['describeAgent', 'executeTool']);
+    expect(scheduledActivities(events)).toEqual(['executeTool']);
     // The answer after the approval is a second stretch of one step.
-    expect(markers(events)).toBe(2);
+    expect(markers(events)).toBe(3);
     const gates = await gateEntries('stretch-local', first.runId);
     expect(gates.map((g) => (g as { gated: boolean }).gated)).toEqual([false, false, true]);
   }, 90_000);
@@ -208,7 +209,7 @@ describe('stretches of local steps', () => {
     expect(await within(declined.finishReason, 30_000, 'after decline')).toBe('stop');
     expect(local.lookups.length - before.lookups).toBe(3);
     expect(local.deletes.length).toBe(before.deletes);
-    expect(scheduledActivities(await historyOf(first.runId))).toEqual(['describeAgent']);
+    expect(scheduledActivities(await historyOf(first.runId))).toEqual([]);
   }, 60_000);
 
   it('hands a call that suspends inside a stretch to the workflow, which waits for the resume and runs it again', async () => {
@@ -221,8 +222,8 @@ describe('stretches of local steps', () => {
       suspendPayload: { question: 'Which city?' },
     });
     expect(local.asks.slice(before.asks)).toEqual([null]);
-    // Steps 1-2 (the lookup, then the call that suspended) in one stretch.
-    expect(markers(await historyOf(first.runId))).toBe(1);
+    // The describe, then steps 1-2 (the lookup, then the call that suspended) in one stretch.
+    expect(markers(await historyOf(first.runId))).toBe(2);
 
     const resumed = await agent.resumeStream({ city: 'Oslo' }, { runId: first.runId });
     expect(await within(resumed.finishReason, 30_000, 'after resume')).toBe('stop');
@@ -231,8 +232,8 @@ describe('stretches of local steps', () => {
     expect(local.lookups.length - before.lookups).toBe(1);
     // The resumed call as a local call of its own, then a stretch of one step that answers.
     const events = await historyOf(first.runId);
-    expect(markers(events)).toBe(3);
-    expect(scheduledActivities(events)).toEqual(['describeAgent']);
+    expect(markers(events)).toBe(4);
+    expect(scheduledActivities(events)).toEqual([]);
   }, 60_000);
 
   it('starts a new stretch once the steps of one passed its byte bound', async () => {
@@ -243,7 +244,7 @@ describe('stretches of local steps', () => {
     expect(local.pages.slice(before).map((e) => e.input)).toEqual(
       ['r1', 'r2', 'r3', 'r4'].map((id) => ({ id })),
     );
-    // 150 KB a step: steps 1-2, then 3-4 (each pair past 256 KiB), then the answer.
-    expect(markers(await historyOf(output.runId))).toBe(3);
+    // The describe; 150 KB a step: steps 1-2, then 3-4 (each pair past 256 KiB), then the answer.
+    expect(markers(await historyOf(output.runId))).toBe(4);
   }, 60_000);
 });

@@ -37,6 +37,14 @@ export class AgentRegistry {
     return this.agents.get(agentId);
   }
 
+  /** Whether `agentId` is hosted here and does local work: local model steps or a `local` tool. */
+  doesLocalWork(agentId: string): boolean {
+    const agent = this.agents.get(agentId);
+    if (!agent) return false;
+    const tools = [...agent.toolsNamedBy('key').values()];
+    return agent.execution.modelSteps === 'local' || tools.some((tool) => tool.local === true);
+  }
+
   /**
    * @throws TollgateError `AGENT_NOT_FOUND`; its message, which reaches the run's callers, names
    * no other agent: the hosted ones go to this worker's log.

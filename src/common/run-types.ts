@@ -148,6 +148,11 @@ export interface RunInput {
    * tighten the agent's (unless `approvalOverride`). Runs started before replace field by field.
    */
   requestTightens?: boolean;
+  /**
+   * Set by a starter that hosts the agent and sees it do local work: the run describes its agent
+   * as a local activity under `LOCAL_DESCRIBE_PATCH` (`src/workflows/describe-run.ts`).
+   */
+  describeLocally?: true;
   /** Set on every execution after the first: what the run carried over (continue-as-new). */
   continued?: ContinuedRun;
   /** Set on a fork (docs/fork.md): the run and step it starts from, and its first step's calls. */

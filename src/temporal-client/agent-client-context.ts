@@ -31,4 +31,6 @@ export interface AgentClientContext {
   grants: GrantRegistry;
   /** Runs started here record one patch marker (`TollgateOptions.patchMarkers: 'one'`). */
   oneMarker?: boolean;
+  /** Whether this process hosts the agent and it does local work (`RunInput.describeLocally`). */
+  describesLocally?(agentId: string): boolean;
 }

@@ -38,6 +38,7 @@ export async function startRun(
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
     ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
     ...(opts.budget ? { budget: opts.budget } : {}),
+    ...(context.describesLocally?.(agentId) ? { describeLocally: true as const } : {}),
     ...rights,
   };
   const summary = `${agentId}: ${summaryOf(initial)}`;

@@ -21,7 +21,8 @@ import type {
 import { startNarrowed } from './active-tools.js';
 import { agentQueueOfRun, hereFirstOfRun } from './agent-routing.js';
 
-import { appendThread, describeAgent, loadThread } from './activity-calls.js';
+import { appendThread, loadThread } from './activity-calls.js';
+import { describeRun, patchesOfLocalWork } from './describe-run.js';
 import { decidedNoticesSettled } from './channel-notices.js';
 import { checkStepFits, continueIfLong, restoreRun } from './continue-as-new.js';
 import { installHandlers } from './decisions.js';
@@ -46,15 +47,7 @@ import { installForkPoints, type StepMarks } from './fork-points.js';
 import { recordFork, settleForkCalls } from './fork-start.js';
 import { BudgetGate } from './budget-gate.js';
 import type { ToolRunContext } from './tool-run-context.js';
-import {
-  CHANNELS_PATCH,
-  COMPACTION_PATCH,
-  CONTINUE_AS_NEW_PATCH,
-  DECLINE_ENDS_STRETCH_PATCH,
-  DEFINITION_REGATE_PATCH,
-  HANDLERS_FINISHED_PATCH,
-  STRETCHES_PATCH,
-} from './patch-ids.js';
+import { HANDLERS_FINISHED_PATCH, STRETCHES_PATCH } from './patch-ids.js';
 
 /**
  * One agent run (SPEC §3, §8): model step → tool calls → gates → execution → next step, until the
@@ -84,7 +77,8 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
   }
   try {
     const toolNaming = continued?.toolNaming ?? toolNamingOfNewRun();
-    const manifest = await describeAgent(input.agentId, toolNaming, state);
+    const described = await describeRun(input, toolNaming, state);
+    const { manifest } = described;
     if (!continued) state.autoResume = manifest.autoResume ?? false;
     Object.assign(state.live, manifest.livePolicy);
     if (!continued && input.activeTools) startNarrowed(state, manifest, input.activeTools);
@@ -92,15 +86,8 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       state.status.keepRepeats();
       state.log.relay = 'at-close';
     }
-    const patches = patchesBeforeLocalWork(manifest, [
-      HANDLERS_FINISHED_PATCH,
-      CONTINUE_AS_NEW_PATCH,
-      CHANNELS_PATCH,
-      DECLINE_ENDS_STRETCH_PATCH,
-      DEFINITION_REGATE_PATCH,
-      ...(manifest.conversation ? [COMPACTION_PATCH] : []),
-      ...(modelStepsAreLocal(manifest) ? [STRETCHES_PATCH] : []),
-    ]);
+    const patches =
+      described.patches ?? patchesBeforeLocalWork(manifest, patchesOfLocalWork(manifest));
     const thread = threadOf(input);
     let recalled = continued?.recalled ?? 0;
     if (thread && !continued) {

@@ -1,6 +1,10 @@
-import { proxyLocalActivities, type LocalActivityOptions } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  proxyLocalActivities,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
-import { FAILURE_TYPE_PREFIX } from '../common/errors.js';
+import { FAILURE_TYPE_PREFIX, TollgateError } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
 import {
   positionKey,
@@ -17,9 +21,11 @@ import type {
   ModelStepOutput,
   RetrySpec,
   ToolManifest,
+  ToolNaming,
 } from '../common/run-types.js';
 import { agentNotHostedHere } from './agent-routing.js';
 import { isPatched } from './patch-markers.js';
+import { LOCAL_REFUSAL_PATCH } from './patch-ids.js';
 
 /**
  * Local execution (docs/local-execution.md): model steps of agents with
@@ -63,6 +69,21 @@ function localOptions(timeoutMs: number, retry: RetrySpec, summary: string): Loc
 }
 
 const local = proxyLocalActivities<TollgateActivities>({ startToCloseTimeout: '1 minute' });
+
+/** The agent's describe as a local activity, with the remote one's timeout and retries. */
+export function localDescribeAgent(
+  agentId: string,
+  toolNaming: ToolNaming,
+): Promise<AgentManifest> {
+  return local.describeAgent.executeWithOptions(
+    localOptions(
+      60_000,
+      { maximumAttempts: 5, initialIntervalMs: 1000 },
+      `describe agent ${agentId} (local)`,
+    ),
+    toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+  );
+}
 
 /** A model step as a local activity: the same activity, without a heartbeat timeout. */
 export function localModelStep(
@@ -124,9 +145,22 @@ export async function localOrHosted<T>(
   try {
     return await local();
   } catch (error) {
-    if (queue === undefined || !agentNotHostedHere(error)) throw error;
+    if (queue === undefined || !(agentNotHostedHere(error) || refusedLocally(error))) throw error;
     return hosted();
   }
+}
+
+/**
+ * A local activity's refusal by a worker without the agent: it reaches the workflow as the
+ * activity's own `ApplicationFailure`, not wrapped in an `ActivityFailure` as a remote one is.
+ * Runs before `LOCAL_REFUSAL_PATCH` failed on it; asked only then, so they replay as they ran.
+ */
+function refusedLocally(error: unknown): boolean {
+  return (
+    error instanceof ApplicationFailure &&
+    TollgateError.codeOfFailureType(error.type) === 'AGENT_NOT_FOUND' &&
+    isPatched(LOCAL_REFUSAL_PATCH)
+  );
 }
 
 /** The step whose tool calls run now: the latest `step-start` on the run's chunk log. */

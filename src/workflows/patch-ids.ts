@@ -103,3 +103,20 @@ export const UPDATES_AFTER_EVENTS_PATCH = 'tollgate-updates-after-events';
  * notices is decided by anything but a click in Slack. Histories without one replay as before.
  */
 export const GRANTS_NOTICES_PATCH = 'tollgate-run-grants-decided-notices';
+
+/**
+ * Runs that record this patch describe their agent as a local activity in their first workflow
+ * task, not as an activity a workflow task later, and decide before it every patch they would
+ * otherwise decide before their first local work (`describeRun`). Asked only by runs started
+ * with `RunInput.describeLocally`, which a starter sets for an agent it hosts that does local
+ * work (docs/local-execution.md "The describe"). Other runs record nothing.
+ */
+export const LOCAL_DESCRIBE_PATCH = 'tollgate-local-describe';
+
+/**
+ * Runs that record this patch move local work that a worker without the agent refused (a local
+ * model step, stretch, tool call or describe) to the agent's queue, as they do remote work; such a
+ * refusal reaches the workflow unwrapped, and runs before it failed on it with `AGENT_NOT_FOUND`.
+ * Asked only when a local activity is refused that way, so other runs record nothing.
+ */
+export const LOCAL_REFUSAL_PATCH = 'tollgate-local-refusal-moves';

@@ -1,7 +1,8 @@
 /**
  * The replay gate's local-mode scenario (from generation `7-stretches`): `history-stretch` looks
  * r1 and r2 up in one stretch (patch `tollgate-stretches`), which ends at the gated delete of r1;
- * the delete is approved and runs once, and a second stretch of one step answers.
+ * the delete is approved and runs once, and a second stretch of one step answers. From
+ * generation `10-local-describe` the run describes its agent as a local activity first.
  */
 import { expectEqual, resultOf, startSuspended, type Scenario } from './history-scenario-checks.js';
 import { ranTimes } from './history-agents.js';
@@ -30,8 +31,9 @@ export const STRETCH_SCENARIO: Scenario = {
     const stretches = (history.events ?? []).filter(
       (event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity',
     );
-    // Steps 1-3 up to the gated call, then the answer.
-    expectEqual(name, 'local-activity markers (stretches)', stretches.length, 2);
+    // From generation 10 the describe (patch `tollgate-local-describe`), then steps 1-3 up to the
+    // gated call, then the answer.
+    expectEqual(name, 'local-activity markers (describe, stretches)', stretches.length, 3);
     return [{ name, workflowId: name }];
   },
 };

@@ -1,0 +1,144 @@
+/**
+ * Issue 27: a run whose starter hosts its agent, which does local work, describes the agent as a
+ * local activity in its first workflow task (patch `tollgate-local-describe`). A worker of the
+ * queue that does not host the agent refuses it, and the run describes the agent on the agent's
+ * queue instead.
+ */
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { agentTaskQueue } from '../src/common/wire.js';
+import { Agent, createTool, Tollgate } from '../src/index.js';
+import { scriptedModel } from '../src/testing/scripted-model.js';
+import { workflowBundle } from '../src/worker.js';
+import { LOCAL_DESCRIBE_PATCH, LOCAL_REFUSAL_PATCH } from '../src/workflows/patch-ids.js';
+import {
+  chunksOf,
+  eventually,
+  fleetHosts,
+  gatedTestAgent,
+  recordingTool,
+  uniqueQueue,
+} from './support/harness.js';
+
+/** A local-mode agent: a `local` lookup, then a gated delete (an activity), then an answer. */
+function localAgent(id: string) {
+  const lookup = recordingTool('lookup');
+  const remove = recordingTool('delete-record', { requireApproval: true });
+  const agent = new Agent({
+    id,
+    instructions: 'You are a test agent.',
+    model: scriptedModel((prompt) => {
+      const last = prompt.at(-1);
+      if (last?.role !== 'tool') return { toolCalls: [{ toolName: 'lookup', args: { id: 'r1' } }] };
+      const done = JSON.stringify(last.content).includes('delete-record');
+      return done
+        ? { text: 'Deleted.' }
+        : { toolCalls: [{ toolName: 'delete-record', args: { id: 'r1' } }] };
+    }, id),
+    tools: { lookup: createTool({ ...lookup.tool, local: true }), 'delete-record': remove.tool },
+    execution: { modelSteps: 'local' },
+  });
+  return { agent, lookups: lookup.executions, deletes: remove.executions };
+}
+
+/**
+ * Where the run described its agent (the queues of its `describeAgent` activities, in order), every
+ * activity it scheduled, and the patches it recorded.
+ */
+async function describesOf(client: Client, runId: string) {
+  const { events } = await client.workflow.getHandle(runId).fetchHistory();
+  const scheduled = (events ?? []).flatMap((event) => {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    return attributes
+      ? [{ type: attributes.activityType?.name, queue: attributes.taskQueue?.name }]
+      : [];
+  });
+  const queues = scheduled
+    .filter((each) => each.type === 'describeAgent')
+    .map((each) => each.queue);
+  const patches = (events ?? []).flatMap((event) => {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== 'core_patch') return [];
+    const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data).toString()) as { id: string }).id] : [];
+  });
+  return { queues, scheduled, patches, history: { events: events ?? [] } };
+}
+
+describe('the describe of a run doing local work', () => {
+  const { host, own, closeAll } = fleetHosts('local-describe');
+  afterAll(closeAll);
+
+  it('is a local activity in the first workflow task when the starter hosts the agent', async () => {
+    const queue = uniqueQueue('local-describe');
+    const alpha = localAgent('ld-solo');
+    const tollgate = await host([alpha.agent], queue);
+    const agent = tollgate.getAgent('ld-solo');
+    const parked = await agent.generate('Delete r1');
+    expect(parked.finishReason).toBe('suspended');
+    const done = await agent.approveToolCallGenerate({ runId: parked.runId });
+    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+    expect(alpha.lookups).toHaveLength(1);
+    expect(alpha.deletes).toHaveLength(1);
+    const run = await describesOf(await tollgate.client(), parked.runId);
+    expect(run.queues).toEqual([]);
+    expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle() },
+      run.history,
+      parked.runId,
+    );
+  }, 60_000);
+
+  it("falls back to the agent's queue when a worker without the agent took the run", async () => {
+    const queue = uniqueQueue('local-describe-fleet');
+    const alpha = localAgent('ld-alpha');
+    const beta = gatedTestAgent('ld-beta');
+    // ld-alpha's host publishes the agent, then stops: only a worker without it polls when the
+    // run starts. The starter knows ld-alpha (it would host it) but runs no worker.
+    await (await host([alpha.agent], queue)).shutdown();
+    await host([beta.agent], queue);
+    const starter = own(
+      new Tollgate({ agents: { 'ld-alpha': alpha.agent }, temporal: { taskQueue: queue } }),
+    );
+    const client = await starter.client();
+    const stream = await starter.getAgent('ld-alpha').stream('Delete r1');
+    const agentQueue = agentTaskQueue(queue, 'ld-alpha');
+    // The worker without the agent refused the local describe: the run asks the agent's queue.
+    await eventually(async () =>
+      expect((await describesOf(client, stream.runId)).queues).toEqual([agentQueue]),
+    );
+    expect(alpha.lookups).toHaveLength(0);
+    await host([alpha.agent], queue);
+
+    const chunks = await chunksOf(stream);
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+    const done = await starter
+      .getAgent('ld-alpha')
+      .approveToolCallGenerate({ runId: stream.runId });
+    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+    expect(alpha.lookups).toHaveLength(1);
+    expect(alpha.deletes).toHaveLength(1);
+    expect(beta.executions).toHaveLength(0);
+    const run = await describesOf(client, stream.runId);
+    expect(run.queues).toEqual([agentQueue]);
+    expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
+    // Its next workflow task went to the same worker (sticky), which refused the stretch too: the
+    // model steps ran on the agent's queue (patch tollgate-local-refusal-moves), then the delete.
+    expect(run.patches).toContain(LOCAL_REFUSAL_PATCH);
+    expect(run.scheduled).toEqual([
+      { type: 'describeAgent', queue: agentQueue },
+      { type: 'modelStep', queue: agentQueue },
+      { type: 'executeTool', queue: agentQueue },
+      { type: 'modelStep', queue: agentQueue },
+      { type: 'executeTool', queue: agentQueue },
+      { type: 'modelStep', queue: agentQueue },
+    ]);
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle() },
+      run.history,
+      stream.runId,
+    );
+  }, 90_000);
+});
