@@ -4,8 +4,11 @@ import { Agent, createTool, type Tollgate } from '../src/index.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { chunksOf, gatedTestAgent, hostAgents, recordingTool, typesOf } from './support/harness.js';
 
-/** Counts the queries `client` sends from now on; `stop()` puts the service back as it was. */
-function countQueries(client: Client): { count: () => number; stop: () => void } {
+/** Runs `body` with a count of the queries `client` sends meanwhile; then puts the service back. */
+async function countingQueries(
+  client: Client,
+  body: (queries: () => number) => Promise<void>,
+): Promise<void> {
   const service = client.workflowService;
   const original = service.queryWorkflow;
   let count = 0;
@@ -13,7 +16,11 @@ function countQueries(client: Client): { count: () => number; stop: () => void }
     count++;
     return original.apply(service, args);
   }) as typeof original;
-  return { count: () => count, stop: () => void (service.queryWorkflow = original) };
+  try {
+    await body(() => count);
+  } finally {
+    service.queryWorkflow = original;
+  }
 }
 
 /**
@@ -53,8 +60,7 @@ describe("a stream in the worker's own process", () => {
 
   it('reads the log its worker relayed, with no query, and the same chunks a query reads', async () => {
     const relayAgent = tollgate.getAgent('relay-agent');
-    const queries = countQueries(await tollgate.client());
-    try {
+    await countingQueries(await tollgate.client(), async (queries) => {
       const first = await chunksOf(await relayAgent.stream('Delete rec-1'));
       expect(typesOf(first)).toEqual([
         'start',
@@ -77,23 +83,20 @@ describe("a stream in the worker's own process", () => {
       expect(executions).toHaveLength(1);
       // Each workflow task's chunks came from this process's worker once history showed the task
       // completed: the run answered no query (each would have cost its worker a workflow task).
-      expect(queries.count()).toBe(0);
+      expect(queries()).toBe(0);
 
       // The closed run is no longer relayed: observing it queries, and reads the same log (a
       // stream ends at each finish, the suspended one too).
       expect(await chunksOf(await relayAgent.observe({ runId }))).toEqual(first);
       const observed = await relayAgent.observe({ runId, offset: first.length });
       expect(await chunksOf(observed)).toEqual(rest);
-      expect(queries.count()).toBeGreaterThan(0);
-    } finally {
-      queries.stop();
-    }
+      expect(queries()).toBeGreaterThan(0);
+    });
   });
 
   it('reads a local-mode run from its worker once the run closed, with no query', async () => {
     const localAgentHandle = tollgate.getAgent('relay-local-agent');
-    const queries = countQueries(await tollgate.client());
-    try {
+    await countingQueries(await tollgate.client(), async (queries) => {
       // Its chunks relay at close: a stream that follows it to its end sends no query.
       const chunks = await chunksOf(await localAgentHandle.stream('Look up rec-1'));
       expect(typesOf(chunks)).toEqual([
@@ -108,15 +111,13 @@ describe("a stream in the worker's own process", () => {
         'finish',
       ]);
       expect(local.lookups).toHaveLength(1);
-      expect(queries.count()).toBe(0);
+      expect(queries()).toBe(0);
       // A query of the closed run reads the same log.
       expect(await chunksOf(await localAgentHandle.observe({ runId: chunks[0]!.runId }))).toEqual(
         chunks,
       );
-      expect(queries.count()).toBeGreaterThan(0);
-    } finally {
-      queries.stop();
-    }
+      expect(queries()).toBeGreaterThan(0);
+    });
   });
 
   it('shows a parked local-mode run, approved, as a query reads it', async () => {
