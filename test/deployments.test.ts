@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Tollgate, type Agent } from '../src/index.js';
 import type { Versioning } from '../src/worker-settings.js';
 import proto from '@temporalio/proto';
-import { agentDirectoryId } from '../src/common/wire.js';
+import { agentDirectoryId, agentTaskQueue } from '../src/common/wire.js';
+import { describeDeployment, describeVersion } from '../src/temporal-client/deployment-versions.js';
 import type { DeploymentReport } from '../src/temporal-client/deployments.js';
 import { recentPollers } from '../src/temporal-client/worker-pollers.js';
 import { cli } from './support/cli.js';
@@ -178,6 +179,19 @@ describe('Worker Deployments', () => {
     const parked = await releaseA.getAgent('upgrade-agent').generate('delete rec-1');
     const orphan = await releaseA.getAgent('dropped-agent').generate('delete rec-1');
     expect([parked.finishReason, orphan.finishReason]).toEqual(['suspended', 'suspended']);
+
+    // The refusal below reads what Temporal lists (the current build, build A's task queues, the
+    // agent's open runs), which trails a build and a run this fresh by moments: CI once saw the
+    // switch go through.
+    const client = await releaseA.client();
+    await eventually(async () => {
+      const deployment = await describeDeployment(client, name);
+      expect(deployment?.routingConfig?.currentDeploymentVersion?.buildId).toBe('A');
+      const version = await describeVersion(client, name, 'A');
+      const queues = version?.taskQueueInfos?.map((info) => info.name);
+      expect(queues).toContain(agentTaskQueue(queue, 'dropped-agent'));
+      expect((await client.workflow.count(`WorkflowId = '${orphan.runId}'`)).count).toBe(1);
+    });
 
     // B drops an agent: its open runs follow the current build, so making B current is refused.
     const releaseB = await build([onB.agent], queue, { name, buildId: 'B' }, 'auto-upgrade');
