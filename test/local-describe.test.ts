@@ -20,6 +20,7 @@ import {
   recordingTool,
   uniqueQueue,
 } from './support/harness.js';
+import { patchesOf } from './support/patch-markers.js';
 
 /** A local-mode agent: a `local` lookup, then a gated delete (an activity), then an answer. */
 function localAgent(id: string) {
@@ -57,13 +58,8 @@ async function describesOf(client: Client, runId: string) {
   const queues = scheduled
     .filter((each) => each.type === 'describeAgent')
     .map((each) => each.queue);
-  const patches = (events ?? []).flatMap((event) => {
-    const marker = event.markerRecordedEventAttributes;
-    if (marker?.markerName !== 'core_patch') return [];
-    const data = marker.details?.['patch-data']?.payloads?.[0]?.data;
-    return data ? [(JSON.parse(Buffer.from(data).toString()) as { id: string }).id] : [];
-  });
-  return { queues, scheduled, patches, history: { events: events ?? [] } };
+  const history = { events: events ?? [] };
+  return { queues, scheduled, patches: patchesOf(history), history };
 }
 
 describe('the describe of a run doing local work', () => {

@@ -30,7 +30,7 @@ export const NON_RETRYABLE = [
   FAILURE_TYPE_PREFIX + 'INVALID_TOOL',
 ];
 
-const CONTROL: ActivityOptions = {
+export const CONTROL: ActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: { maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
 };
@@ -64,9 +64,17 @@ export function describeAgent(
   return onAgentHost(route, (queue) =>
     control.describeAgent.executeWithOptions(
       onQueue({ ...CONTROL, summary: `describe agent ${agentId}` }, queue),
-      toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+      describeArgs(agentId, toolNaming),
     ),
   );
+}
+
+/** The describe activity's arguments, remote or local: tools by id for runs started before keys. */
+export function describeArgs(
+  agentId: string,
+  toolNaming: ToolNaming,
+): [string] | [string, { toolNaming: ToolNaming }] {
+  return toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId];
 }
 
 /** The live grants that may cover a step's gated calls (docs/grants.md). */

@@ -1,6 +1,11 @@
 import type { AgentManifest, RunInput, ToolNaming } from '../common/run-types.js';
 import { describeAgent } from './activity-calls.js';
-import { localDescribeAgent, localOrHosted, modelStepsAreLocal } from './local-execution.js';
+import {
+  decidePatches,
+  localDescribeAgent,
+  localOrHosted,
+  modelStepsAreLocal,
+} from './local-execution.js';
 import { isPatched } from './patch-markers.js';
 import {
   CHANNELS_PATCH,
@@ -53,7 +58,7 @@ export async function describeRun(
   state: RunState,
 ): Promise<DescribedRun> {
   if (input.describeLocally && isPatched(LOCAL_DESCRIBE_PATCH)) {
-    const patches = new Map(patchesOfLocalWork().map((id) => [id, isPatched(id)]));
+    const patches = decidePatches(patchesOfLocalWork());
     state.status.keepRepeats();
     const manifest = await localOrHosted(
       () => localDescribeAgent(input.agentId, toolNaming),

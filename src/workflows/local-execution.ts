@@ -4,7 +4,7 @@ import {
   type LocalActivityOptions,
 } from '@temporalio/workflow';
 import type { TollgateActivities } from '../activities/index.js';
-import { FAILURE_TYPE_PREFIX, TollgateError } from '../common/errors.js';
+import { TollgateError } from '../common/errors.js';
 import type { Chunk } from '../common/chunks.js';
 import {
   positionKey,
@@ -23,6 +23,7 @@ import type {
   ToolManifest,
   ToolNaming,
 } from '../common/run-types.js';
+import { CONTROL, describeArgs, NON_RETRYABLE } from './activity-calls.js';
 import { agentNotHostedHere } from './agent-routing.js';
 import { isPatched } from './patch-markers.js';
 import { LOCAL_REFUSAL_PATCH } from './patch-ids.js';
@@ -33,13 +34,6 @@ import { LOCAL_REFUSAL_PATCH } from './patch-ids.js';
  * local activities, in the worker that runs the workflow task, recorded as markers. Whether a run
  * uses them is read from its manifest, which its history records, so replay takes the same path.
  */
-
-/** Same classification as remote activities: user errors are not retried. */
-const NON_RETRYABLE = [
-  FAILURE_TYPE_PREFIX + 'AGENT_NOT_FOUND',
-  FAILURE_TYPE_PREFIX + 'INVALID_AGENT',
-  FAILURE_TYPE_PREFIX + 'INVALID_TOOL',
-];
 
 /** Whether the run's model steps are local activities. */
 export function modelStepsAreLocal(manifest: AgentManifest): boolean {
@@ -75,13 +69,10 @@ export function localDescribeAgent(
   agentId: string,
   toolNaming: ToolNaming,
 ): Promise<AgentManifest> {
+  const { startToCloseTimeout, retry } = CONTROL;
   return local.describeAgent.executeWithOptions(
-    localOptions(
-      60_000,
-      { maximumAttempts: 5, initialIntervalMs: 1000 },
-      `describe agent ${agentId} (local)`,
-    ),
-    toolNaming === 'key' ? [agentId, { toolNaming }] : [agentId],
+    { startToCloseTimeout, retry, summary: `describe agent ${agentId} (local)` },
+    describeArgs(agentId, toolNaming),
   );
 }
 
@@ -186,10 +177,12 @@ export function patchesBeforeLocalWork(
   manifest: AgentManifest,
   ids: string[],
 ): Map<string, boolean> {
-  const decided = new Map<string, boolean>();
-  if (!doesLocalWork(manifest)) return decided;
-  for (const id of ids) decided.set(id, isPatched(id));
-  return decided;
+  return doesLocalWork(manifest) ? decidePatches(ids) : new Map();
+}
+
+/** Each of `ids`, asked now: a run that decides patches before its first local work. */
+export function decidePatches(ids: string[]): Map<string, boolean> {
+  return new Map(ids.map((id) => [id, isPatched(id)]));
 }
 
 /** A patch decided up front (`patchesBeforeLocalWork`), or else asked here, where it applies. */
