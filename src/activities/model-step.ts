@@ -39,6 +39,11 @@ export async function runModelStep(
   const messages = await wholeConversation(deps, input.runId, input.conversation);
   const context = Context.current();
   const attempt = { step: input.chunkOffset, attempt: context.info.attempt };
+  // What the call ended with, taken from its one reading below: each of the result's own getters
+  // (`response`, `finishReason`, `totalUsage`) reads the stream again through a copy of its own,
+  // which made a step cost twice the AI SDK's work.
+  let ended: { messages: unknown[] } | undefined;
+  let finish: { finishReason: string; totalUsage: Parameters<typeof usageOf>[0] } | undefined;
   const result = streamText({
     model: await resolveModel(agent.model),
     ...(agent.instructions ? { system: agent.instructions } : {}),
@@ -52,6 +57,7 @@ export async function runModelStep(
     maxRetries: 0,
     // Errors are rethrown from the stream below; the SDK's default handler would also print them.
     onError: () => undefined,
+    onEnd: (event) => void (ended = event.response),
   });
 
   const textDeltas: string[] = [];
@@ -84,6 +90,9 @@ export async function runModelStep(
         toolCalls.push(toModelToolCall(part));
       } else if (part.type === 'error') {
         throw part.error instanceof Error ? part.error : new Error(String(part.error));
+      } else if (part.type === 'finish') {
+        flush();
+        finish = part;
       } else {
         flush();
       }
@@ -96,13 +105,16 @@ export async function runModelStep(
     flush();
   }
 
-  const responseMessages = toJsonValue((await result.response).messages) as JsonValue[];
+  // The getters stay the fallback: a call that ended without its end (aborted) rejects them.
+  const responseMessages = toJsonValue(
+    (ended ?? (await result.response)).messages,
+  ) as JsonValue[];
   const output: ModelStepOutput = {
     ...textDeltasField(textDeltas, responseMessages),
     toolCalls,
     responseMessages,
-    finishReason: (await result.finishReason) as FinishReason,
-    usage: usageOf(await result.totalUsage),
+    finishReason: (finish?.finishReason ?? (await result.finishReason)) as FinishReason,
+    usage: usageOf(finish?.totalUsage ?? (await result.totalUsage)),
   };
   checkOutputSize(agent, input, output);
   deps.conversations.set(
