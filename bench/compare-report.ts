@@ -50,6 +50,8 @@ export interface SideFigures {
     park: number;
     release: number | null;
     baseline: { park: number; release: number } | null;
+    /** The same-work baseline (a model step before the wait; marked tool, answering step after). */
+    sameWork?: { park: number; release: number } | null;
     failed: number;
   };
 }
@@ -188,7 +190,6 @@ function cpuText(cpu: SideFigures['cpuPerStep']): string {
 }
 
 function parkedRows(parked: NonNullable<SideFigures['parked']>): string[] {
-  const base = parked.baseline;
   const rows = [
     row([
       `${parked.parked} parked runs, worker RSS`,
@@ -198,27 +199,49 @@ function parkedRows(parked: NonNullable<SideFigures['parked']>): string[] {
       '',
       '',
     ]),
-    row([
-      'park throughput (runs/s)',
-      parked.park.toFixed(1),
-      base ? base.park.toFixed(1) : '—',
-      '—',
-      base ? ratio(parked.park, base.park) : '—',
-      '',
-    ]),
+    ...throughputRows('park', parked.park, parked.baseline?.park, parked.sameWork?.park),
   ];
   if (parked.release !== null)
     rows.push(
-      row([
-        'release throughput (runs/s)',
-        parked.release.toFixed(1),
-        base ? base.release.toFixed(1) : '—',
-        '—',
-        base ? ratio(parked.release, base.release) : '—',
-        '',
-      ]),
+      ...throughputRows(
+        'release',
+        parked.release,
+        parked.baseline?.release,
+        parked.sameWork?.release,
+      ),
     );
   if (parked.failed > 0)
     rows.push(`(parked runs: ${parked.failed} failed; see bench/load.ts's report)`);
+  return rows;
+}
+
+/** A throughput row against the bare baseline, and one against the same-work baseline if any. */
+function throughputRows(
+  what: string,
+  tollgate: number,
+  bare: number | undefined,
+  sameWork: number | undefined,
+): string[] {
+  const rows = [
+    row([
+      `${what} throughput (runs/s)`,
+      tollgate.toFixed(1),
+      bare !== undefined ? bare.toFixed(1) : '—',
+      '—',
+      bare !== undefined ? ratio(tollgate, bare) : '—',
+      '',
+    ]),
+  ];
+  if (sameWork !== undefined)
+    rows.push(
+      row([
+        '  against the same-work baseline',
+        '',
+        `${sameWork.toFixed(1)} (+ model step, marked tool, answer)`,
+        '',
+        ratio(tollgate, sameWork),
+        '',
+      ]),
+    );
   return rows;
 }

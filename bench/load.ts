@@ -2,13 +2,16 @@
  * Load benchmark (on demand, not a test): parks N agent runs on an approval with one Tollgate
  * worker process whose workflow cache is bounded, reads the worker's memory from /proc as the
  * parked runs pile up, then approves them all and lets them finish. The same N is then parked and
- * released on the same server with a bare Temporal workflow (wait for a signal, run one activity;
- * `bench/baseline/`), and Tollgate's throughput is given as a ratio of that baseline.
+ * released on the same server with two bare Temporal workflows (`bench/baseline/`): the bare
+ * baseline (wait for a signal, run one activity) and the same-work baseline (a model step before
+ * the wait; the marked tool and the answering model step after it). Tollgate's throughput is
+ * given as a ratio of each.
  *
  *   npm run build && node dist/bench/load.js [--runs 10000] [--concurrency 50] [--cache 500]
  *
  * Bounded by `--seconds` (default 3600): Tollgate's park phase stops launching runs at 40% of it,
- * its release phase at 75%, the baseline's park at 87.5% and its release at 100%; the report says
+ * its release phase at 75%, the bare baseline's park and release at 81.25% and 87.5%, the
+ * same-work baseline's at 93.75% and 100%; the report says
  * so and gives per-run rates for what was done. A step that fails (the dev server restarting) is
  * retried (up to 8 attempts, ~45 s), and counted.
  */
@@ -23,7 +26,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { findTemporalCli, isTollgateError, Tollgate } from '../src/index.js';
 import type { RunResult } from '../src/common/run-types.js';
-import { parkedRun, parkedUpdate, releaseSignal } from './baseline/workflows.js';
+import {
+  parkedRun,
+  parkedRunAnswered,
+  parkedUpdate,
+  releaseSignal,
+} from './baseline/workflows.js';
 import { ownCpuMs, processCpuMs } from './cpu.js';
 import { environmentFacts } from './environment.js';
 import { LOAD_AGENT_ID, loadPrompt } from './load/agent.js';
@@ -43,7 +51,7 @@ const options = parseIntOptions('load', process.argv.slice(2), {
     default: 3600,
     min: 60,
     max: 4 * 3600,
-    help: 'time bound; phases stop launching runs at 40%, 75%, 87.5% and 100% of it',
+    help: 'time bound; phases stop launching runs at 40%, 75%, 81.25%, 87.5%, 93.75% and 100% of it',
   },
   release: { default: 1, min: 0, max: 1, help: '0: only park (a memory run); no baseline then' },
   baseline: { default: 1, min: 0, max: 1, help: '1: also measure the bare-Temporal baseline' },
@@ -343,76 +351,24 @@ async function main(): Promise<void> {
     const tollgateEnd = await sampleMemory(tollgateWorker, release.ok, performance.now());
     await tollgateWorker.stop('SIGTERM', 20_000);
 
-    // --- Baseline: the same N, the same concurrency, the same server, a bare workflow.
-    let baselineLines: string[] = [];
-    let baselineRates: { park: number; release: number } | undefined;
+    // --- Baselines: the same N, the same concurrency, the same server: a bare workflow, then one
+    // doing the same work as a Tollgate run around its wait.
+    const baselineLines: string[] = [];
+    const baselineRates: Partial<Record<BaselineKind, { park: number; release: number }>> = {};
     if (options.baseline === 1 && options.release === 1) {
-      const baselineQueue = `load-baseline-${suffix}`;
-      const baselineWorker = await startWorker(
-        BASELINE_WORKER,
-        'baseline worker',
-        server,
-        baselineQueue,
-      );
-      onCleanup('stopping the baseline worker', () => baselineWorker.stop('SIGTERM', 20_000));
-      const connection = await Connection.connect({ address: server.address });
-      onCleanup('closing the baseline client', () => connection.close());
-      const baseline = new Client({ connection, namespace: server.namespace });
-      const workflowIdOf = (id: number) => `baseline-${suffix}-${id}`;
-      const baseParked: number[] = [];
-      const bPark = await phase(
-        'baseline park',
-        parkedIds,
-        baselineWorker,
-        server,
-        budget(0.875),
-        async (id, step) => {
-          const parked = await step(async () => {
-            try {
-              await baseline.workflow.start(parkedRun, {
-                workflowId: workflowIdOf(id),
-                taskQueue: baselineQueue,
-                args: [`r${id}`],
-              });
-            } catch (error) {
-              if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-            }
-            return baseline.workflow.getHandle(workflowIdOf(id)).executeUpdate(parkedUpdate);
-          });
-          if (parked !== true) return false;
-          baseParked.push(id);
-          return true;
-        },
-      );
-      phases.push(bPark);
-      const bRelease = await phase(
-        'baseline release',
-        baseParked.sort((a, b) => a - b),
-        baselineWorker,
-        server,
-        budget(1),
-        async (id, step) =>
-          step(async () => {
-            const handle = baseline.workflow.getHandle(workflowIdOf(id));
-            await handle.signal(releaseSignal);
-            return (await handle.result()) === `done r${id}`;
-          }),
-      );
-      phases.push(bRelease);
-      baselineRates = { park: rate(bPark), release: rate(bRelease) };
-      baselineLines = [
-        '',
-        ...phaseLines(
-          bPark,
-          'start the workflow + update `parked` (answered once it waits on the signal)',
-        ),
-        ...phaseLines(bRelease, 'signal `release` + wait for the result (one activity)'),
-        '',
-        'Tollgate throughput as a ratio of the baseline (runs/s Tollgate ÷ runs/s baseline):',
-        `  park:    ${ratio(park, bPark)}`,
-        `  release: ${ratio(release, bRelease)}`,
-      ];
-      await baselineWorker.stop('SIGTERM', 20_000);
+      for (const kind of BASELINE_KINDS) {
+        const measured = await measureBaseline(kind, { ids: parkedIds, server, suffix, budget, phases });
+        baselineRates[kind] = { park: rate(measured.park), release: rate(measured.release) };
+        baselineLines.push(
+          '',
+          ...phaseLines(measured.park, BASELINES[kind].park),
+          ...phaseLines(measured.release, BASELINES[kind].release),
+          '',
+          `Tollgate throughput as a ratio of the ${BASELINES[kind].name} (runs/s Tollgate ÷ runs/s baseline):`,
+          `  park:    ${ratio(park, measured.park)}`,
+          `  release: ${ratio(release, measured.release)}`,
+        );
+      }
     }
 
     const facts = await environmentFacts(cliPath);
@@ -454,7 +410,8 @@ async function main(): Promise<void> {
       parkedHwmKiB: parkedSettled.hwmKiB,
       park: rate(park),
       release: options.release === 1 ? rate(release) : null,
-      baseline: baselineRates ?? null,
+      baseline: baselineRates.bare ?? null,
+      sameWork: baselineRates['same-work'] ?? null,
       failed: phases.reduce((sum, p) => sum + p.failed, 0),
     };
     console.log(SUMMARY_PREFIX + JSON.stringify(summary));
@@ -462,6 +419,94 @@ async function main(): Promise<void> {
     progress('shutting down');
     await cleanUp();
   }
+}
+
+type BaselineKind = 'bare' | 'same-work';
+const BASELINE_KINDS: BaselineKind[] = ['bare', 'same-work'];
+
+/** Each baseline: its workflow, what its phases do, and its share of the time bound. */
+const BASELINES = {
+  bare: {
+    name: 'bare baseline',
+    workflow: parkedRun,
+    park: 'start the workflow + update `parked` (answered once it waits on the signal)',
+    release: 'signal `release` + wait for the result (one activity)',
+    budgets: [0.8125, 0.875],
+  },
+  'same-work': {
+    name: 'same-work baseline',
+    workflow: parkedRunAnswered,
+    park: 'start the workflow + update `parked` (answered once it waits, after its model step)',
+    release: 'signal `release` + wait for the result (marked tool, then the answering model step)',
+    budgets: [0.9375, 1],
+  },
+} as const;
+
+/** Parks and releases the runs Tollgate parked, as `kind`'s bare Temporal workflow. */
+async function measureBaseline(
+  kind: BaselineKind,
+  context: {
+    ids: number[];
+    server: RestartableServer;
+    suffix: string;
+    /** The deadline at a fraction of the time bound. */
+    budget: (fraction: number) => number;
+    /** Where the phases are recorded. */
+    phases: Phase[];
+  },
+): Promise<{ park: Phase; release: Phase }> {
+  const { ids, server, suffix, budget, phases } = context;
+  const spec = BASELINES[kind];
+  const queue = `load-${kind}-${suffix}`;
+  const worker = await startWorker(BASELINE_WORKER, `${spec.name} worker`, server, queue);
+  onCleanup(`stopping the ${spec.name} worker`, () => worker.stop('SIGTERM', 20_000));
+  const connection = await Connection.connect({ address: server.address });
+  onCleanup(`closing the ${spec.name} client`, () => connection.close());
+  const client = new Client({ connection, namespace: server.namespace });
+  const workflowIdOf = (id: number) => `${kind}-${suffix}-${id}`;
+  const parked: number[] = [];
+  const park = await phase(
+    `${spec.name} park`,
+    ids,
+    worker,
+    server,
+    budget(spec.budgets[0]),
+    async (id, step) => {
+      const answer = await step(async () => {
+        try {
+          await client.workflow.start(spec.workflow, {
+            workflowId: workflowIdOf(id),
+            taskQueue: queue,
+            args: [`r${id}`],
+          });
+        } catch (error) {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        }
+        return client.workflow.getHandle(workflowIdOf(id)).executeUpdate(parkedUpdate);
+      });
+      if (answer !== true) return false;
+      parked.push(id);
+      return true;
+    },
+  );
+  phases.push(park);
+  const release = await phase(
+    `${spec.name} release`,
+    parked.sort((a, b) => a - b),
+    worker,
+    server,
+    budget(spec.budgets[1]),
+    async (id, step) =>
+      step(async () => {
+        const handle = client.workflow.getHandle(workflowIdOf(id));
+        await handle.signal(releaseSignal);
+        return (await handle.result()) === `done r${id}`;
+      }),
+  );
+  phases.push(release);
+  await worker.stop('SIGTERM', 20_000);
+  await connection.close();
+  return { park, release };
 }
 
 function memoryText(sample: MemorySample): string {

@@ -43,6 +43,28 @@ export async function parkedRun(id: string): Promise<string> {
 }
 
 /**
+ * `parkedRun` with what a parked Tollgate run does around its wait for the person, and nothing
+ * else: the model step that asks for the tool before it parks (`parked` answers once it waits);
+ * once released, the tool with its execution mark and the model step that answers its result.
+ * The load benchmark's same-work baseline, as `floorGateAnswered` is the approvals'.
+ */
+export async function parkedRunAnswered(id: string): Promise<string> {
+  let released = false;
+  let waiting = false;
+  setHandler(releaseSignal, () => void (released = true));
+  setHandler(parkedUpdate, async () => {
+    await condition(() => waiting);
+    return true;
+  });
+  await model.step(`ask-${id}`);
+  waiting = true;
+  await condition(() => released);
+  await tool.markedStep(`tool-${id}`);
+  await model.step(`answer-${id}`);
+  return `done ${id}`;
+}
+
+/**
  * An agent loop without the agent: `steps` steps of "model" then "tool" activity, the last step
  * "model" only (as a run whose last model step answers with text).
  */
