@@ -26,12 +26,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { getHeapStatistics } from 'node:v8';
 import { findTemporalCli, isTollgateError, Tollgate } from '../src/index.js';
 import type { RunResult } from '../src/common/run-types.js';
-import {
-  parkedRun,
-  parkedRunAnswered,
-  parkedUpdate,
-  releaseSignal,
-} from './baseline/workflows.js';
+import { parkedRun, parkedRunAnswered, parkedUpdate, releaseSignal } from './baseline/workflows.js';
 import { ownCpuMs, processCpuMs } from './cpu.js';
 import { environmentFacts } from './environment.js';
 import { LOAD_AGENT_ID, loadPrompt } from './load/agent.js';
@@ -357,7 +352,13 @@ async function main(): Promise<void> {
     const baselineRates: Partial<Record<BaselineKind, { park: number; release: number }>> = {};
     if (options.baseline === 1 && options.release === 1) {
       for (const kind of BASELINE_KINDS) {
-        const measured = await measureBaseline(kind, { ids: parkedIds, server, suffix, budget, phases });
+        const measured = await measureBaseline(kind, {
+          ids: parkedIds,
+          server,
+          suffix,
+          budget,
+          phases,
+        });
         baselineRates[kind] = { park: rate(measured.park), release: rate(measured.release) };
         baselineLines.push(
           '',

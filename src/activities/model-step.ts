@@ -106,9 +106,7 @@ export async function runModelStep(
   }
 
   // The getters stay the fallback: a call that ended without its end (aborted) rejects them.
-  const responseMessages = toJsonValue(
-    (ended ?? (await result.response)).messages,
-  ) as JsonValue[];
+  const responseMessages = toJsonValue((ended ?? (await result.response)).messages) as JsonValue[];
   const output: ModelStepOutput = {
     ...textDeltasField(textDeltas, responseMessages),
     toolCalls,

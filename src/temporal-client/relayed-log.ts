@@ -34,6 +34,8 @@ export class RelayedLog {
   private latest: number | undefined;
   /** The watch reported history since the last read: a read may stand in for a query. */
   private fresh = false;
+  /** The history's latest workflow task is scheduled or running, as far as the watch has read. */
+  private taskPending = false;
   private readonly relayed: RelayedChunk[] = [];
   private readonly unsubscribe: () => void;
 
@@ -63,7 +65,18 @@ export class RelayedLog {
     const completion = events.some((event) => event.workflowTaskCompletedEventAttributes);
     // A failed poll may have missed events: only a query proves the log then.
     this.fresh = events.length > 0 && (this.fresh || completion);
+    // A failed poll may have missed the task's end.
+    if (events.length === 0) this.taskPending = false;
     for (const event of events) {
+      if (event.workflowTaskScheduledEventAttributes) this.taskPending = true;
+      if (
+        event.workflowTaskCompletedEventAttributes ||
+        event.workflowTaskFailedEventAttributes ||
+        event.workflowTaskTimedOutEventAttributes ||
+        closes(event)
+      ) {
+        this.taskPending = false;
+      }
       const started = event.workflowExecutionStartedEventAttributes;
       // A first execution's own run id; one continued from another is named by the event that
       // continued it, and stays unknown (never matched) to a watch that began after it.
@@ -101,6 +114,14 @@ export class RelayedLog {
     // Only the latest task's end is asked for again.
     for (const task of this.ends.keys()) if (task < (this.latest ?? 0)) this.ends.delete(task);
     return completion;
+  }
+
+  /**
+   * A workflow task is scheduled or running: a query sent now waits for it to end and, should it
+   * close the run, is answered by replaying the whole run. The history watch reports its end.
+   */
+  get workflowTaskPending(): boolean {
+    return this.taskPending;
   }
 
   private enter(execution: string): void {
@@ -172,4 +193,16 @@ export class RelayedLog {
     this.held.clear();
     this.relayed.length = 0;
   }
+}
+
+/** An event that ends its execution, however it ended. */
+function closes(event: HistoryEvent): boolean {
+  return Boolean(
+    event.workflowExecutionCompletedEventAttributes ||
+    event.workflowExecutionFailedEventAttributes ||
+    event.workflowExecutionTerminatedEventAttributes ||
+    event.workflowExecutionTimedOutEventAttributes ||
+    event.workflowExecutionCanceledEventAttributes ||
+    event.workflowExecutionContinuedAsNewEventAttributes,
+  );
 }

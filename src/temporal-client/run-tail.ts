@@ -49,6 +49,8 @@ export async function* tailRun(
   // show that the chunks this process's worker relayed are the whole log from `offset`.
   let readLog = false;
   let readAt = Date.now();
+  /** The read is the idle one, made when nothing woke the tail for `idleMs`. */
+  let idleRead = false;
   let idleMs = IDLE_READ_MS;
   /** The live chunks that continue the log where the reader is. */
   const liveItems = function* (): Generator<StreamItem> {
@@ -72,11 +74,16 @@ export async function* tailRun(
       // Read after learning of the close, so the read holds every chunk the run logged.
       const closedBy = readLog ? closeEvent : undefined;
       let slice: LogRead = { chunks: [], offset: next, total: next, closed: false };
+      let read = false;
       try {
         const held = readLog ? relayed.read(next) : undefined;
-        if (readLog) readAt = Date.now();
+        // While a workflow task is pending, a query would only wait for its end, which wakes the
+        // tail anyway. The idle read, and every read once the run has closed, still query.
+        const waitForTask = !idleRead && !closedBy && relayed.workflowTaskPending;
+        read = held !== undefined || (readLog && !waitForTask);
+        if (read) readAt = Date.now();
         if (held) slice = { chunks: held, offset: next, total: next + held.length, closed: false };
-        else if (readLog) {
+        else if (read) {
           const reading = readLogPatiently(client, handle, next, watcher.signal);
           const read = reading.then(
             () => true,
@@ -118,9 +125,11 @@ export async function* tailRun(
       // misses one. Each read that finds nothing doubles the wait for the next (up to 30 s), so
       // an observer of a run parked for days costs the worker a query every 30 s, not every 2 s;
       // chunks or live text start again at 2 s. Steady live text must not hold off the idle read.
-      idleMs =
-        slice.chunks.length > 0 || !readLog ? IDLE_READ_MS : Math.min(idleMs * 2, MAX_IDLE_READ_MS);
-      readLog = (await changes.wait(idleMs)) || Date.now() - readAt >= idleMs;
+      if (slice.chunks.length > 0 || !readLog) idleMs = IDLE_READ_MS;
+      else if (read) idleMs = Math.min(idleMs * 2, MAX_IDLE_READ_MS);
+      const changed = await changes.wait(idleMs);
+      idleRead = Date.now() - readAt >= idleMs;
+      readLog = changed || idleRead;
     }
   } finally {
     lifetime.removeEventListener('abort', stop);

@@ -246,4 +246,29 @@ describe('the chunks a run that does local work relays at close (pure, no server
     other.log.observe([started(FIRST), closedBy('workflowExecutionCompletedEventAttributes')]);
     expect(other.log.read(0)).toBeUndefined();
   });
+
+  it('tell while a workflow task is scheduled or running, until it ends or the run closes', () => {
+    const { log } = relayedLog();
+    const scheduled: HistoryEvent = { workflowTaskScheduledEventAttributes: {} };
+    const running: HistoryEvent = { workflowTaskStartedEventAttributes: {} };
+    expect(log.workflowTaskPending).toBe(false);
+    log.observe([started(FIRST), scheduled]);
+    expect(log.workflowTaskPending).toBe(true);
+    log.observe([running, completed(3)]);
+    expect(log.workflowTaskPending).toBe(false);
+    log.observe([scheduled, running]);
+    expect(log.workflowTaskPending).toBe(true);
+    log.observe([{ workflowTaskFailedEventAttributes: {} }]);
+    expect(log.workflowTaskPending).toBe(false);
+    log.observe([scheduled, { workflowTaskTimedOutEventAttributes: {} }]);
+    expect(log.workflowTaskPending).toBe(false);
+    // Terminated with a task pending: none will end it.
+    log.observe([scheduled, { workflowExecutionTerminatedEventAttributes: {} }]);
+    expect(log.workflowTaskPending).toBe(false);
+    // A failed poll may have missed the task's end.
+    log.observe([scheduled]);
+    log.observe([]);
+    expect(log.workflowTaskPending).toBe(false);
+    log.close();
+  });
 });

@@ -1,0 +1,117 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { makeChunk, ZERO_USAGE, type Chunk } from '../../src/common/chunks.js';
+import { logRelay } from '../../src/live/log-relay.js';
+import type { LiveDeltaTransport } from '../../src/live/live-transport.js';
+import { LiveSubscription } from '../../src/temporal-client/live-subscription.js';
+import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
+import { tailRun } from '../../src/temporal-client/run-tail.js';
+
+const EXECUTION = 'execution-1';
+
+const event = (attributes: object): HistoryEvent =>
+  temporal.api.history.v1.HistoryEvent.fromObject(attributes);
+const started = event({
+  workflowExecutionStartedEventAttributes: { originalExecutionRunId: EXECUTION },
+});
+const taskScheduled = event({ workflowTaskScheduledEventAttributes: {} });
+const taskStarted = event({ workflowTaskStartedEventAttributes: {} });
+const taskCompleted = (task: number) =>
+  event({ workflowTaskCompletedEventAttributes: { startedEventId: task } });
+const activityScheduled = event({ activityTaskScheduledEventAttributes: {} });
+const runCompleted = event({ workflowExecutionCompletedEventAttributes: {} });
+
+/**
+ * A client whose history long-poll answers with the pages the test hands it, one per poll (the
+ * last one closes the run), and whose chunk-log queries are counted and answer with no chunks.
+ */
+function fakeClient(runId: string) {
+  const pages: Array<{ events: HistoryEvent[]; closes: boolean }> = [];
+  let hand: (() => void) | undefined;
+  const queries: number[] = [];
+  const client = {
+    options: { namespace: 'default' },
+    connection: { withAbortSignal: (_signal: AbortSignal, call: () => unknown) => call() },
+    workflowService: {
+      async getWorkflowExecutionHistory() {
+        while (pages.length === 0) await new Promise<void>((resolve) => (hand = resolve));
+        const page = pages.shift()!;
+        return {
+          history: { events: page.events },
+          nextPageToken: page.closes ? new Uint8Array() : new Uint8Array([1]),
+        };
+      },
+    },
+    workflow: {
+      getHandle: () => ({
+        workflowId: runId,
+        async query(_query: unknown, { offset }: { offset: number }) {
+          queries.push(offset);
+          return { chunks: [], offset, total: offset, closed: false };
+        },
+      }),
+    },
+  } as unknown as Client;
+  const page = (events: HistoryEvent[], closes = false) => {
+    pages.push({ events, closes });
+    hand?.();
+  };
+  return { client, page, queries };
+}
+
+/** What this process's worker logged for `runId` in task `task`, as a run doing local work relays it. */
+function relayAtClose(runId: string, task: number, chunks: Chunk[]): void {
+  chunks.forEach((chunk, offset) =>
+    logRelay.publish(runId, { execution: EXECUTION, task, end: offset + 1, chunk, atClose: true }),
+  );
+}
+
+async function follow(runId: string, client: Client): Promise<AsyncGenerator<{ chunk: Chunk }>> {
+  const bus = { subscribe: () => () => undefined } as unknown as LiveDeltaTransport;
+  const live = new LiveSubscription(bus, runId);
+  return tailRun(client, runId, 0, live, new AbortController().signal) as AsyncGenerator<{
+    chunk: Chunk;
+  }>;
+}
+
+async function drain(tail: AsyncGenerator<{ chunk: Chunk }>): Promise<string[]> {
+  const types: string[] = [];
+  for await (const item of tail) types.push(item.chunk.type);
+  return types;
+}
+
+const logOf = (runId: string): Chunk[] => [
+  makeChunk(runId, 'text-delta', { text: 'Done.' }),
+  makeChunk(runId, 'finish', { finishReason: 'stop', usage: ZERO_USAGE }),
+];
+
+describe('a run tail and a pending workflow task (pure, no server)', () => {
+  it('does not query while the history shows a workflow task scheduled or running: its end wakes the tail', async () => {
+    const runId = 'run-pending';
+    const { client, page, queries } = fakeClient(runId);
+    const tail = await follow(runId, client);
+    const reading = drain(tail);
+    // A task completed, and the next one runs: a query would only wait for it.
+    page([started, taskScheduled, taskStarted, taskCompleted(3), taskScheduled, taskStarted]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toEqual([]);
+    relayAtClose(runId, 6, logOf(runId));
+    page([taskCompleted(6), runCompleted], true);
+    expect(await reading).toEqual(['text-delta', 'finish']);
+    expect(queries).toEqual([]);
+  });
+
+  it('queries when no workflow task is pending (the run waits on an activity)', async () => {
+    const runId = 'run-waiting';
+    const { client, page, queries } = fakeClient(runId);
+    const reading = drain(await follow(runId, client));
+    page([started, taskScheduled, taskStarted, taskCompleted(3), activityScheduled]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queries).toEqual([0]);
+    relayAtClose(runId, 6, logOf(runId));
+    page([taskScheduled, taskStarted, taskCompleted(6), runCompleted], true);
+    expect(await reading).toEqual(['text-delta', 'finish']);
+    expect(queries).toEqual([0]);
+  });
+});
