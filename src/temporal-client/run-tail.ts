@@ -74,16 +74,16 @@ export async function* tailRun(
       // Read after learning of the close, so the read holds every chunk the run logged.
       const closedBy = readLog ? closeEvent : undefined;
       let slice: LogRead = { chunks: [], offset: next, total: next, closed: false };
-      let read = false;
+      let haveRead = false;
       try {
         const held = readLog ? relayed.read(next) : undefined;
         // While a workflow task is pending, a query would only wait for its end, which wakes the
         // tail anyway. The idle read, and every read once the run has closed, still query.
         const waitForTask = !idleRead && !closedBy && relayed.workflowTaskPending;
-        read = held !== undefined || (readLog && !waitForTask);
-        if (read) readAt = Date.now();
+        haveRead = held !== undefined || (readLog && !waitForTask);
+        if (haveRead) readAt = Date.now();
         if (held) slice = { chunks: held, offset: next, total: next + held.length, closed: false };
-        else if (read) {
+        else if (haveRead) {
           const reading = readLogPatiently(client, handle, next, watcher.signal);
           const read = reading.then(
             () => true,
@@ -126,7 +126,7 @@ export async function* tailRun(
       // an observer of a run parked for days costs the worker a query every 30 s, not every 2 s;
       // chunks or live text start again at 2 s. Steady live text must not hold off the idle read.
       if (slice.chunks.length > 0 || !readLog) idleMs = IDLE_READ_MS;
-      else if (read) idleMs = Math.min(idleMs * 2, MAX_IDLE_READ_MS);
+      else if (haveRead) idleMs = Math.min(idleMs * 2, MAX_IDLE_READ_MS);
       const changed = await changes.wait(idleMs);
       idleRead = Date.now() - readAt >= idleMs;
       readLog = changed || idleRead;
