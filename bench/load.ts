@@ -351,7 +351,7 @@ async function main(): Promise<void> {
     const baselineLines: string[] = [];
     const baselineRates: Partial<Record<BaselineKind, { park: number; release: number }>> = {};
     if (options.baseline === 1 && options.release === 1) {
-      for (const kind of BASELINE_KINDS) {
+      for (const kind of Object.keys(BASELINES) as BaselineKind[]) {
         const measured = await measureBaseline(kind, {
           ids: parkedIds,
           server,
@@ -422,9 +422,6 @@ async function main(): Promise<void> {
   }
 }
 
-type BaselineKind = 'bare' | 'same-work';
-const BASELINE_KINDS: BaselineKind[] = ['bare', 'same-work'];
-
 /** Each baseline: its workflow, what its phases do, and its share of the time bound. */
 const BASELINES = {
   bare: {
@@ -442,6 +439,7 @@ const BASELINES = {
     budgets: [0.9375, 1],
   },
 } as const;
+type BaselineKind = keyof typeof BASELINES;
 
 /** Parks and releases the runs Tollgate parked, as `kind`'s bare Temporal workflow. */
 async function measureBaseline(
