@@ -78,8 +78,8 @@ export async function* tailRun(
       try {
         const held = readLog ? relayed.read(next) : undefined;
         // While a workflow task is pending, a query would only wait for its end, which wakes the
-        // tail anyway. The idle read, and every read once the run has closed, still query.
-        const waitForTask = !idleRead && !closedBy && relayed.workflowTaskPending;
+        // tail anyway. The idle read still queries; once the run has closed, none is pending.
+        const waitForTask = !idleRead && relayed.workflowTaskPending;
         haveRead = held !== undefined || (readLog && !waitForTask);
         if (haveRead) readAt = Date.now();
         if (held) slice = { chunks: held, offset: next, total: next + held.length, closed: false };
