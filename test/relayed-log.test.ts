@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@temporalio/client';
 import { Agent, createTool, type Tollgate } from '../src/index.js';
+import type { AgentStream } from '../src/stream/agent-stream.js';
+import type { HistoryEvent } from '../src/temporal-client/run-ending.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { chunksOf, gatedTestAgent, hostAgents, recordingTool, typesOf } from './support/harness.js';
 
@@ -46,13 +49,88 @@ function localAgent() {
   return { agent, lookups: lookup.executions, deletions: remove.executions };
 }
 
+/**
+ * Holds the first long poll of `runId`'s history that `client` sends until `until` resolves, as
+ * a stream that began following late would send it; `body` gets that poll's answer (its events)
+ * once it is in. Puts the service back after `body`.
+ */
+async function holdingFirstHistoryPoll(
+  client: Client,
+  runId: string,
+  until: Promise<void>,
+  body: (answered: Promise<HistoryEvent[]>) => Promise<void>,
+): Promise<void> {
+  const service = client.workflowService;
+  const original = service.getWorkflowExecutionHistory;
+  let held = false;
+  let answer!: (events: HistoryEvent[]) => void;
+  const answered = new Promise<HistoryEvent[]>((resolve) => (answer = resolve));
+  service.getWorkflowExecutionHistory = (async (
+    ...args: Parameters<typeof original>
+  ): Promise<Awaited<ReturnType<typeof original>>> => {
+    const [request] = args;
+    if (held || !request.waitNewEvent || request.execution?.workflowId !== runId) {
+      return original.apply(service, args);
+    }
+    held = true;
+    await until;
+    const response = await original.apply(service, args);
+    answer(response.history?.events ?? []);
+    return response;
+  }) as typeof original;
+  try {
+    await body(answered);
+  } finally {
+    service.getWorkflowExecutionHistory = original;
+  }
+}
+
+/**
+ * A local-mode agent whose gated delete runs as an activity and whose answer to the delete's
+ * result, a local model step in the workflow task that reads that result, waits for the test's
+ * `release()` and says so through `answering`.
+ */
+function heldAnswerAgent() {
+  const remove = recordingTool('delete-record', { requireApproval: true });
+  const scripted = scriptedModel(
+    (prompt) =>
+      prompt.at(-1)?.role === 'tool'
+        ? { text: 'Deleted.' }
+        : { toolCalls: [{ toolName: 'delete-record', args: { id: 'rec-1' } }] },
+    'relay-held-agent',
+  );
+  let entered!: () => void;
+  let release!: () => void;
+  const answering = new Promise<void>((resolve) => (entered = resolve));
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const model: typeof scripted = {
+    ...scripted,
+    async doStream(options) {
+      if (options.prompt.at(-1)?.role === 'tool') {
+        entered();
+        await released;
+      }
+      return scripted.doStream(options);
+    },
+  };
+  const agent = new Agent({
+    id: 'relay-held-agent',
+    instructions: 'You are a test agent.',
+    model,
+    tools: { 'delete-record': remove.tool },
+    execution: { modelSteps: 'local' },
+  });
+  return { agent, deletions: remove.executions, answering, release };
+}
+
 describe("a stream in the worker's own process", () => {
   const { agent, executions } = gatedTestAgent('relay-agent');
   const local = localAgent();
+  const held = heldAnswerAgent();
   let tollgate: Tollgate;
 
   beforeAll(async () => {
-    tollgate = await hostAgents([agent, local.agent], 'relay');
+    tollgate = await hostAgents([agent, local.agent, held.agent], 'relay');
   });
   afterAll(async () => {
     await tollgate.shutdown();
@@ -139,5 +217,53 @@ describe("a stream in the worker's own process", () => {
     // closed run reads the same chunks.
     const observed = await localAgentHandle.observe({ runId, offset: first.length });
     expect(await chunksOf(observed)).toEqual(rest);
+  });
+
+  it('sends no query while the workflow task that answers an approval runs, and streams its chunks once it ends', async () => {
+    const heldAgent = tollgate.getAgent('relay-held-agent');
+    const first = await chunksOf(await heldAgent.stream('Delete rec-1'));
+    expect(typesOf(first)).toContain('tool-call-approval');
+    const runId = first[0]!.runId;
+    const client = await tollgate.client();
+    await countingQueries(client, async (queries) => {
+      let approved!: AgentStream;
+      let history: HistoryEvent[] = [];
+      let queriedWhileRunning = -1;
+      // The approval's stream first reads the history once the task that reads the delete's
+      // result runs its local answering step. Unheld, that read would mostly come while the
+      // delete still ran, when the stream queries whichever way it waits.
+      await holdingFirstHistoryPoll(client, runId, held.answering, async (answered) => {
+        try {
+          approved = await heldAgent.approveToolCall({ runId });
+          history = await answered;
+          // The stream acts on that answer at once: a query would be sent by now, and Temporal
+          // would hold it until the task ended.
+          await sleep(200);
+          queriedWhileRunning = queries();
+        } finally {
+          held.release();
+        }
+      });
+      const rest = await chunksOf(approved);
+      // That history ends in the answering task, started and not ended.
+      expect(history.at(-1)?.workflowTaskStartedEventAttributes).toBeTruthy();
+      expect(queriedWhileRunning).toBe(0);
+      expect(typesOf(rest)).toEqual([
+        'tool-result',
+        'step-start',
+        'text-delta',
+        'step-finish',
+        'finish',
+      ]);
+      expect(held.deletions).toHaveLength(1);
+      // The task's end woke the stream, and the run it closed was read from its worker.
+      expect(queries()).toBe(0);
+
+      // A query of the closed run reads the same chunks.
+      expect(await chunksOf(await heldAgent.observe({ runId, offset: first.length }))).toEqual(
+        rest,
+      );
+      expect(queries()).toBeGreaterThan(0);
+    });
   });
 });
