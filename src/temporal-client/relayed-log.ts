@@ -31,6 +31,11 @@ export class RelayedLog {
   /** `execution` closed by its own command (completed or failed), in a task that completed. */
   private closedByRun = false;
   private readonly completed = new Set<number>();
+  /**
+   * Tasks of `execution` that went on to relay at close (a run that turned out to do local work
+   * once its first task had relayed its `start`): what they relayed per task is not their end.
+   */
+  private readonly endless = new Set<number>();
   private latest: number | undefined;
   /** The watch reported history since the last read: a read may stand in for a query. */
   private fresh = false;
@@ -47,14 +52,22 @@ export class RelayedLog {
     const { chunk } = relayed;
     // A later task's chunk at the same offset replaces one of a task that never completed.
     if (chunk) this.held.set(relayed.end - 1, { ...relayed, chunk });
-    // Its task is not certain: it proves no task's end (`readClosed`).
-    if (relayed.atClose) return;
-    if (this.execution !== undefined && relayed.execution !== this.execution) return;
+    if (this.execution === undefined) {
+      // Until the watch names the execution, its tasks cannot be told from another's.
+      this.relayed.push(relayed);
+      return;
+    }
+    if (relayed.execution !== this.execution) return;
+    // Its task is not certain (`readClosed`), and the task it came in logged more than it said.
+    if (relayed.atClose) {
+      this.endless.add(relayed.task);
+      this.ends.delete(relayed.task);
+      return;
+    }
+    if (this.endless.has(relayed.task)) return;
     // A task history has shown completed and that this log does not trust stays unproven.
     if (relayed.task <= (this.latest ?? 0) && !this.completed.has(relayed.task)) return;
     this.ends.set(relayed.task, Math.max(this.ends.get(relayed.task) ?? 0, relayed.end));
-    // Until the watch names the execution, its tasks' ends cannot be told from another's.
-    if (this.execution === undefined) this.relayed.push(relayed);
   }
 
   /**
@@ -129,6 +142,7 @@ export class RelayedLog {
     this.execution = execution;
     this.completed.clear();
     this.ends.clear();
+    this.endless.clear();
     this.latest = undefined;
     this.retrying = false;
     this.taskFailed = false;

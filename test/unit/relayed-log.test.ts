@@ -182,6 +182,19 @@ describe('the chunks a run that does local work relays at close (pure, no server
     expect(log.read(0)).toBeUndefined();
   });
 
+  it('make the task they came in prove nothing, though it relayed a chunk per task before them', () => {
+    // A run that turned out to do local work: its first task relayed its start per task, then
+    // the rest of what it logged at close. Before or after the watch names the execution.
+    for (const watchFirst of [false, true]) {
+      const { relay, log } = relayedLog();
+      if (watchFirst) log.observe([started(FIRST)]);
+      logged(relay, FIRST, 3, 0, 1);
+      loggedAtClose(relay, FIRST, 3, [text(1), text(2)], 1);
+      expect(log.observe(watchFirst ? [completed(3)] : [started(FIRST), completed(3)])).toBe(true);
+      expect(log.read(0)).toBeUndefined();
+    }
+  });
+
   it('are the log through its finish once the run completed or failed by its own command', () => {
     for (const kind of [
       'workflowExecutionCompletedEventAttributes',
