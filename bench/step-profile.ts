@@ -2,7 +2,8 @@
  * Where a step's time goes (on demand, not a test): on a tuned dev server, runs the per-step agent
  * (10 steps: model step + ungated tool) and a gated agent, then reads every run's history and
  * reports the server-side time of each workflow task (WorkflowTaskStarted → WorkflowTaskCompleted),
- * the number of workflow tasks per step, wall time per step, and approve → tool start / finish.
+ * the number of workflow tasks per step, wall time per step, generate() until a gated run has
+ * parked, and approve → tool start / finish.
  * With `--local 1` it also runs both agents in local execution mode (the per-step one is
  * `localPerStepAgent()`, whose ungated local lookups stretch) and the same loop by the AI SDK
  * in-process, the reference a stretch is held to. Run the worker under
@@ -171,11 +172,14 @@ async function inProcess(): Promise<string> {
 
 async function approvals(tollgate: Tollgate, agentId: string, label: string): Promise<string[]> {
   const agent = tollgate.getAgent(agentId);
+  const toParked: number[] = [];
   const toStart: number[] = [];
   const toEnd: number[] = [];
   const ids: string[] = [];
   for (let i = 0; i < options.approvals + 2; i++) {
+    const startedAt = performance.now();
     const first = await agent.generate('Please run the gated lookup.');
+    const parkedAt = performance.now();
     expectThat(first.finishReason === 'suspended', `${first.runId} did not park`);
     const approvedAt = performance.now();
     const stream = await agent.approveToolCall({ runId: first.runId });
@@ -183,13 +187,14 @@ async function approvals(tollgate: Tollgate, agentId: string, label: string): Pr
     const end = performance.now();
     expectThat((await stream.finishReason) === 'stop', `${first.runId} did not finish`);
     if (i < 2) continue;
+    toParked.push(parkedAt - startedAt);
     toStart.push(toolStarts.get(first.runId)! - approvedAt);
     toEnd.push(end - approvedAt);
     ids.push(first.runId);
   }
   const times = taskTimes(await histories(tollgate, ids));
   return [
-    `${label}: approve → tool start p50 ${fmt(median(toStart))}, approve → finish p50 ${fmt(median(toEnd))} (${options.approvals} runs)`,
+    `${label}: generate() → parked p50 ${fmt(median(toParked))}, approve → tool start p50 ${fmt(median(toStart))}, approve → finish p50 ${fmt(median(toEnd))} (${options.approvals} runs)`,
     `  workflow tasks per run ${(times.tasks / ids.length).toFixed(1)}, events per run ${(times.events / ids.length).toFixed(1)}, upserts per run ${(times.upserts / ids.length).toFixed(1)}; started → completed p50 ${fmt(median(times.started))}`,
   ];
 }
