@@ -20,6 +20,7 @@ import {
   uniqueId,
 } from './support/harness.js';
 import { finished, runChecked, typesOf } from './support/ag-ui-runs.js';
+import { holdingAnswer } from './support/held-answer.js';
 
 const TOKEN = 'agui-reload-token-0123456789';
 const AGENT = 'agui-follow';
@@ -30,27 +31,14 @@ const SLOW_AGENT = 'agui-follow-tool';
  * `release()` before it streams its answer, and says so through `entered`.
  */
 function heldModel() {
-  const base = scriptedModel((prompt) => {
-    const outputs = lastToolOutputs(prompt);
-    return outputs
-      ? { text: ['Found ', outputsText(outputs)] }
-      : { toolCalls: [{ toolName: 'lookup', args: { id: 'rec-1' } }] };
-  }, AGENT);
-  let entered!: () => void;
-  let release!: () => void;
-  const isEntered = new Promise<void>((resolve) => (entered = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const model: typeof base = {
-    ...base,
-    async doStream(options) {
-      if (options.prompt.at(-1)?.role === 'tool') {
-        entered();
-        await released;
-      }
-      return base.doStream(options);
-    },
-  };
-  return { model, entered: isEntered, release };
+  return holdingAnswer(
+    scriptedModel((prompt) => {
+      const outputs = lastToolOutputs(prompt);
+      return outputs
+        ? { text: ['Found ', outputsText(outputs)] }
+        : { toolCalls: [{ toolName: 'lookup', args: { id: 'rec-1' } }] };
+    }, AGENT),
+  );
 }
 
 /** A tool that waits for the test's `release()` before it answers, and says so through `entered`. */

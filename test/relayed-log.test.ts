@@ -6,6 +6,7 @@ import type { AgentStream } from '../src/stream/agent-stream.js';
 import type { HistoryEvent } from '../src/temporal-client/run-ending.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { chunksOf, gatedTestAgent, hostAgents, recordingTool, typesOf } from './support/harness.js';
+import { holdingAnswer } from './support/held-answer.js';
 
 /** Runs `body` with a count of the queries `client` sends meanwhile; then puts the service back. */
 async function countingQueries(
@@ -92,35 +93,23 @@ async function holdingFirstHistoryPoll(
  */
 function heldAnswerAgent() {
   const remove = recordingTool('delete-record', { requireApproval: true });
-  const scripted = scriptedModel(
-    (prompt) =>
-      prompt.at(-1)?.role === 'tool'
-        ? { text: 'Deleted.' }
-        : { toolCalls: [{ toolName: 'delete-record', args: { id: 'rec-1' } }] },
-    'relay-held-agent',
+  const held = holdingAnswer(
+    scriptedModel(
+      (prompt) =>
+        prompt.at(-1)?.role === 'tool'
+          ? { text: 'Deleted.' }
+          : { toolCalls: [{ toolName: 'delete-record', args: { id: 'rec-1' } }] },
+      'relay-held-agent',
+    ),
   );
-  let entered!: () => void;
-  let release!: () => void;
-  const answering = new Promise<void>((resolve) => (entered = resolve));
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const model: typeof scripted = {
-    ...scripted,
-    async doStream(options) {
-      if (options.prompt.at(-1)?.role === 'tool') {
-        entered();
-        await released;
-      }
-      return scripted.doStream(options);
-    },
-  };
   const agent = new Agent({
     id: 'relay-held-agent',
     instructions: 'You are a test agent.',
-    model,
+    model: held.model,
     tools: { 'delete-record': remove.tool },
     execution: { modelSteps: 'local' },
   });
-  return { agent, deletions: remove.executions, answering, release };
+  return { agent, deletions: remove.executions, answering: held.entered, release: held.release };
 }
 
 describe("a stream in the worker's own process", () => {
