@@ -3,25 +3,38 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TollgateError } from '../common/errors.js';
 
 const execFileAsync = promisify(execFile);
 
-/** The Go package and pinned version installed when no CLI is found. */
-export const TEMPORAL_CLI_PACKAGE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+/** The CLI's main package. */
+const CLI_MAIN_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
+
+/** The Go package and pinned version installed when the CLI cannot be built from `CLI_MODULE`. */
+export const TEMPORAL_CLI_PACKAGE = `${CLI_MAIN_PACKAGE}@v1.5.1`;
+
+/**
+ * The Go module, shipped in this package's `devserver/` directory, that the CLI is built from when
+ * none is found: the same release as `TEMPORAL_CLI_PACKAGE` with a newer `modernc.org/sqlite`.
+ * The SQLite driver v1.5.1 builds with can leave a connection interrupted by a cancelled request,
+ * and the dev server then answers every call with `interrupted (9)` until it is restarted
+ * (docs/performance.md "The stuck dev server").
+ */
+const CLI_MODULE = fileURLToPath(new URL('../../../devserver/', import.meta.url));
 
 const EXE_SUFFIX = process.platform === 'win32' ? '.exe' : '';
 
 /** Options for {@link findTemporalCli}. */
 export interface FindTemporalCliOptions {
-  /** Receives progress lines, including `go install` output. Default: written to stderr. */
+  /** Receives progress lines, including Go's output. Default: written to stderr. */
   log?: (line: string) => void;
-  /** Whether to `go install` the CLI when none is found. Default: `true`. */
+  /** Whether to build or `go install` the CLI when none is found. Default: `true`. */
   install?: boolean;
   /**
    * Environment to search (`TEMPORAL_CLI`, `PATH`, `GOPATH`, `GOBIN`, `HOME`) and to run `go`
@@ -30,13 +43,14 @@ export interface FindTemporalCliOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** One `go install` per process, shared by concurrent callers. */
+/** One install per process, shared by concurrent callers. */
 let pendingInstall: Promise<string> | undefined;
 
 /**
  * Returns the path of a `temporal` CLI binary. Looks at `$TEMPORAL_CLI`, then `PATH`, then
- * Go's bin directories (`$GOBIN`, `$(go env GOPATH)/bin`); failing those, installs
- * {@link TEMPORAL_CLI_PACKAGE} with `go install` unless `install` is `false`.
+ * Go's bin directories (`$GOBIN`, `$(go env GOPATH)/bin`); failing those, unless `install` is
+ * `false`, builds {@link TEMPORAL_CLI_PACKAGE} from `CLI_MODULE` into the first of them, or, if
+ * that build fails, installs it as it is with `go install`.
  *
  * @throws TollgateError `TEMPORAL_CLI_UNAVAILABLE` when `$TEMPORAL_CLI` is not an executable
  *   file, or when no CLI is found and it cannot (or may not) be installed.
@@ -108,15 +122,53 @@ async function installCli(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<string> {
+  if (await exists(join(CLI_MODULE, 'go.mod'))) {
+    log(
+      `Building the temporal CLI (${TEMPORAL_CLI_PACKAGE} with the SQLite driver of ${CLI_MODULE}go.mod) into ${target}; this takes a few minutes the first time.`,
+    );
+    await mkdir(dirname(target), { recursive: true });
+    // GOWORK=off: a go.work above the package (a monorepo's) must not take the module over.
+    const buildEnv = { ...env, GOWORK: 'off' };
+    const built = await runGo(
+      go,
+      ['build', '-o', target, CLI_MAIN_PACKAGE],
+      CLI_MODULE,
+      buildEnv,
+      log,
+    );
+    if (built.exitCode === 0 && (await isExecutableFile(target))) {
+      log(`Built the temporal CLI at ${target}.`);
+      return target;
+    }
+    log(
+      `Building the temporal CLI failed (exit code ${built.exitCode}); installing the release as it is, with \`go install ${TEMPORAL_CLI_PACKAGE}\`.`,
+    );
+  }
   log(
     `Installing the temporal CLI with \`go install ${TEMPORAL_CLI_PACKAGE}\`; this takes a few minutes the first time.`,
   );
+  const installed = await runGo(go, ['install', TEMPORAL_CLI_PACKAGE], undefined, env, log);
+  if (installed.exitCode !== 0 || !(await isExecutableFile(target))) {
+    throw new TollgateError(
+      'TEMPORAL_CLI_UNAVAILABLE',
+      `\`go install ${TEMPORAL_CLI_PACKAGE}\` failed (exit code ${installed.exitCode}); set TEMPORAL_CLI to a temporal binary instead. Last output:\n${installed.tail.join('\n')}`,
+    );
+  }
+  log(`Installed the temporal CLI at ${target}.`);
+  return target;
+}
+
+/** Runs `go` with `args` in `cwd`, passing its stderr to `log`; the exit code and the last lines. */
+async function runGo(
+  go: string,
+  args: string[],
+  cwd: string | undefined,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<{ exitCode: number | null; tail: string[] }> {
   const tail: string[] = [];
   const exitCode = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(go, ['install', TEMPORAL_CLI_PACKAGE], {
-      env,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(go, args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
     createInterface({ input: child.stderr }).on('line', (line) => {
       tail.push(line);
       if (tail.length > 20) tail.shift();
@@ -125,14 +177,7 @@ async function installCli(
     child.once('error', reject);
     child.once('close', resolve);
   });
-  if (exitCode !== 0 || !(await isExecutableFile(target))) {
-    throw new TollgateError(
-      'TEMPORAL_CLI_UNAVAILABLE',
-      `\`go install ${TEMPORAL_CLI_PACKAGE}\` failed (exit code ${exitCode}); set TEMPORAL_CLI to a temporal binary instead. Last output:\n${tail.join('\n')}`,
-    );
-  }
-  log(`Installed the temporal CLI at ${target}.`);
-  return target;
+  return { exitCode, tail };
 }
 
 async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
@@ -142,6 +187,15 @@ async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string 
     if (await isExecutableFile(candidate)) return candidate;
   }
   return undefined;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await access(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {
