@@ -85,6 +85,7 @@ export async function environmentFacts(cliPath: string): Promise<string[]> {
     ({ stdout }) => stdout.trim(),
     () => 'temporal CLI (version unknown)',
   );
+  const driver = await sqliteDriver(cliPath);
   const versions = await Promise.all(
     ['ai', '@temporalio/worker', '@temporalio/client'].map(
       async (name) => `${name} ${await packageVersion(name)}`,
@@ -92,8 +93,25 @@ export async function environmentFacts(cliPath: string): Promise<string[]> {
   );
   return [
     `node ${process.version}, ${platform()} ${arch()}, ${cores.length} cores (${cores[0]?.model.trim() ?? 'unknown CPU'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
-    `${temporal}; ${versions.join(', ')}`,
+    `${temporal} with ${driver}; ${versions.join(', ')}`,
   ];
+}
+
+/**
+ * The SQLite driver the CLI was built with, read by `go version -m`: before v1.44 it can leave the
+ * dev server stuck under load (docs/performance.md "The stuck dev server").
+ */
+async function sqliteDriver(cliPath: string): Promise<string> {
+  try {
+    const { stdout } = await promisify(execFile)('go', ['version', '-m', cliPath], {
+      maxBuffer: 16 * 2 ** 20,
+    });
+    const version = /\bmodernc\.org\/sqlite\s+(v\S+)/.exec(stdout)?.[1];
+    if (version) return `modernc.org/sqlite ${version}`;
+  } catch {
+    // No Go on PATH, or a binary without build information.
+  }
+  return 'an unknown SQLite driver';
 }
 
 async function packageVersion(name: string): Promise<string> {
