@@ -3,11 +3,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tollgate } from '../runtime.js';
 import type { DecidedBy } from '../common/run-types.js';
+import { pathExists } from '../common/path-exists.js';
 import {
   createTollgateServer,
   loadAuthConfig,
@@ -113,7 +113,7 @@ const PACKAGED_INBOX_DIRS = ['../inbox', '../../inbox', '../../../inbox'];
 async function findInbox(explicit: string | undefined): Promise<string | undefined> {
   if (explicit !== undefined) {
     const root = resolve(explicit);
-    if (!(await exists(join(root, 'index.html')))) {
+    if (!(await pathExists(join(root, 'index.html')))) {
       throw new UsageError(`--inbox ${explicit}: no index.html in ${root}.`);
     }
     return root;
@@ -121,16 +121,7 @@ async function findInbox(explicit: string | undefined): Promise<string | undefin
   const here = fileURLToPath(new URL('.', import.meta.url));
   for (const dir of PACKAGED_INBOX_DIRS) {
     const root = resolve(here, dir);
-    if (await exists(join(root, 'index.html'))) return root;
+    if (await pathExists(join(root, 'index.html'))) return root;
   }
   return undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }

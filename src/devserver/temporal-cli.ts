@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TollgateError } from '../common/errors.js';
+import { pathExists } from '../common/path-exists.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -122,7 +123,7 @@ async function installCli(
   env: NodeJS.ProcessEnv,
   log: (line: string) => void,
 ): Promise<string> {
-  if (await exists(join(CLI_MODULE, 'go.mod'))) {
+  if (await pathExists(join(CLI_MODULE, 'go.mod'))) {
     log(
       `Building the temporal CLI (${TEMPORAL_CLI_PACKAGE} with the SQLite driver of ${CLI_MODULE}go.mod) into ${target}; this takes a few minutes the first time.`,
     );
@@ -187,15 +188,6 @@ async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string 
     if (await isExecutableFile(candidate)) return candidate;
   }
   return undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await access(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function isExecutableFile(path: string): Promise<boolean> {
