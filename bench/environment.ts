@@ -98,8 +98,8 @@ export async function environmentFacts(cliPath: string): Promise<string[]> {
 }
 
 /**
- * The SQLite driver the CLI was built with, read by `go version -m`: before v1.44 it can leave the
- * dev server stuck under load (docs/performance.md "The stuck dev server").
+ * The SQLite driver the CLI was built with, read by `go version -m`: before v1.40.1 it can leave
+ * the dev server stuck under load (docs/performance.md "The stuck dev server").
  */
 async function sqliteDriver(cliPath: string): Promise<string> {
   try {
