@@ -36,7 +36,7 @@ const TASK_QUEUE = 'devserver-stress-no-worker';
 const PROBE_DEADLINE_MS = 10_000;
 const PROBE_SECONDS = 10;
 
-type Outcome = 'ok' | 'deadline or cancelled' | 'interrupted (9)' | 'other error';
+type Outcome = 'deadline or cancelled' | 'interrupted (9)' | 'other error';
 
 /** Sorts a failed call by its message and its causes' (the client wraps the gRPC error). */
 function outcomeOf(error: unknown): Outcome {
@@ -81,6 +81,19 @@ function count(counts: Map<string, number>, key: string): void {
   counts.set(key, (counts.get(key) ?? 0) + 1);
 }
 
+/** Makes `call` with `deadlineMs` and counts how it ended: `ok`, or its `Outcome`. */
+function tally(
+  connection: Connection,
+  counts: Map<string, number>,
+  deadlineMs: number,
+  call: () => Promise<unknown>,
+): Promise<void> {
+  return connection.withDeadline(Date.now() + deadlineMs, call).then(
+    () => count(counts, 'ok'),
+    (error: unknown) => count(counts, outcomeOf(error)),
+  );
+}
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-devserver-stress-'));
   const cliPath = await findTemporalCli();
@@ -96,23 +109,16 @@ async function main(): Promise<void> {
     const caller = async () => {
       while (Date.now() < stopAt) {
         const deadlineMs = 0.2 + Math.random() * (options['max-deadline-ms'] - 0.2);
-        const call = randomCall(client, ids, server.namespace);
-        await connection.withDeadline(Date.now() + deadlineMs, call).then(
-          () => count(counts, 'ok'),
-          (error: unknown) => count(counts, outcomeOf(error)),
-        );
+        await tally(connection, counts, deadlineMs, randomCall(client, ids, server.namespace));
       }
     };
     await Promise.all(Array.from({ length: options.concurrency }, caller));
     load.end = loadAverage();
     await sleep(5000);
     const probes = new Map<string, number>();
+    const probe = (call: () => Promise<unknown>) =>
+      tally(connection, probes, PROBE_DEADLINE_MS, call);
     for (let i = 0; i < PROBE_SECONDS; i++) {
-      const probe = (call: () => Promise<unknown>) =>
-        connection.withDeadline(Date.now() + PROBE_DEADLINE_MS, call).then(
-          () => count(probes, 'ok'),
-          (error: unknown) => count(probes, outcomeOf(error)),
-        );
       await probe(() => client.workflow.getHandle(ids[i % ids.length]!).describe());
       await probe(() => startParked(client));
       await sleep(1000);
