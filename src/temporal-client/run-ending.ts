@@ -1,6 +1,6 @@
 import type { temporal } from '@temporalio/proto';
 import { makeChunk, type ChunkOf } from '../common/chunks.js';
-import type { TollgateErrorCode } from '../common/errors.js';
+import { TollgateError, type TollgateErrorCode } from '../common/errors.js';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -38,6 +38,10 @@ export function endedFromOutside(runId: string, close: HistoryEvent): ChunkOf<'e
   const failed = close.workflowExecutionFailedEventAttributes;
   if (failed) {
     const reason = failed.failure?.message || undefined;
+    // A run Tollgate failed names its code in the failure's type (`tollgate.PAYLOAD_TOO_LARGE`):
+    // its log holds its own `error`, which this ending stands in for when the log cannot be read.
+    const code = TollgateError.codeOfFailureType(failed.failure?.applicationFailureInfo?.type);
+    if (code) return ending(runId, code, `Run ${runId} failed: ${reason ?? code}`, reason);
     return ending(
       runId,
       'RUN_FAILED',

@@ -75,6 +75,13 @@ async function follow(runId: string, client: Client): Promise<AsyncGenerator<{ c
   }>;
 }
 
+const runFailed = (type: string) =>
+  event({
+    workflowExecutionFailedEventAttributes: {
+      failure: { message: 'Model step 1 produced too much', applicationFailureInfo: { type } },
+    },
+  });
+
 async function drain(tail: AsyncGenerator<{ chunk: Chunk }>): Promise<string[]> {
   const types: string[] = [];
   for await (const item of tail) types.push(item.chunk.type);
@@ -113,5 +120,34 @@ describe('a run tail and a pending workflow task (pure, no server)', () => {
     page([taskScheduled, taskStarted, taskCompleted(6), runCompleted], true);
     expect(await reading).toEqual(['text-delta', 'finish']);
     expect(queries).toEqual([0]);
+  });
+});
+
+describe('a run tail that cannot read the end of a failed run (pure, no server)', () => {
+  /** Follows a run whose log reads hold nothing and which closes with `close`: the last chunk. */
+  async function lastChunk(runId: string, close: HistoryEvent): Promise<Chunk> {
+    const { client, page } = fakeClient(runId);
+    const tail = await follow(runId, client);
+    page([started, taskScheduled, taskStarted, taskCompleted(3), close], true);
+    let last: Chunk | undefined;
+    for await (const item of tail) last = item.chunk;
+    return last!;
+  }
+
+  it("ends with the run's own code, read from its failure's type", async () => {
+    const chunk = await lastChunk('run-coded', runFailed('tollgate.PAYLOAD_TOO_LARGE'));
+    expect(chunk.payload).toEqual({
+      error: 'Run run-coded failed: Model step 1 produced too much',
+      code: 'PAYLOAD_TOO_LARGE',
+      reason: 'Model step 1 produced too much',
+    });
+  });
+
+  it('ends with RUN_FAILED for a failure that is not Tollgate’s', async () => {
+    const chunk = await lastChunk('run-foreign', runFailed('SomeOtherError'));
+    expect(chunk.payload).toMatchObject({
+      code: 'RUN_FAILED',
+      error: expect.stringContaining('failed without a finish: Model step 1 produced too much'),
+    });
   });
 });
