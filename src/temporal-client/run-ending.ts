@@ -7,8 +7,9 @@ export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 /**
  * The `error` chunk that ends a stream of a run closed from outside Tollgate: terminated (the
  * Temporal CLI or UI, a client, the history size limit), timed out (`workflowExecutionTimeout`
- * or `workflowRunTimeout`) or cancelled, so its log holds no `finish`. `undefined` for a close
- * the run's own log explains (completed, continued as new).
+ * or `workflowRunTimeout`) or cancelled, so its log holds no `finish`. A failed run gets one too,
+ * for a stream that could not read its log's end: with the code its failure names when Tollgate
+ * failed it. `undefined` for a close the run's own log explains (completed, continued as new).
  */
 export function endedFromOutside(runId: string, close: HistoryEvent): ChunkOf<'error'> | undefined {
   const terminated = close.workflowExecutionTerminatedEventAttributes;
