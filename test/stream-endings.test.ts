@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowIdReusePolicy } from '@temporalio/client';
-import { Tollgate, type Chunk } from '../src/index.js';
+import { Agent, Tollgate, type Chunk } from '../src/index.js';
+import { scriptedModel } from '../src/testing/scripted-model.js';
 import { SA_KEYS } from '../src/common/search-attribute-keys.js';
 import { AGENT_RUN_WORKFLOW } from '../src/common/wire.js';
 import type { RunInput } from '../src/common/run-types.js';
@@ -154,5 +155,36 @@ describe('an observer while no worker runs', () => {
     const run = await (await observer.client()).workflow.getHandle(parked.runId).describe();
     expect(run.status.name).toBe('RUNNING');
     expect(executions).toHaveLength(0);
+  }, 180_000);
+
+  it('ends a run Tollgate failed with the code its failure names, though no worker can read its log', async () => {
+    // Its one model step replies with 12,000 characters, over its limit of 10,000 bytes.
+    const failing = new Agent({
+      id: 'endings-failed-no-worker',
+      model: scriptedModel([{ text: ['x'.repeat(12_000)] }], 'endings-failed'),
+      modelStep: { maxOutputBytes: 10_000 },
+    });
+    const queue = uniqueQueue('endings-failed-no-worker');
+    const worker = await hostAgents([failing], 'endings', queue);
+    const failed = await worker.getAgent('endings-failed-no-worker').generate('write');
+    expect(failed.errorCode).toBe('PAYLOAD_TOO_LARGE');
+    await worker.shutdown();
+
+    // No worker answers the query for the closed run's log: after its patience the stream ends
+    // with the run's own code, from the failure's type, not with RUN_FAILED.
+    const observer = new Tollgate({ temporal: { taskQueue: queue } });
+    opened.push(observer);
+    const stream = await observer
+      .getAgent('endings-failed-no-worker')
+      .observe({ runId: failed.runId });
+    const chunks = await chunksOf(stream);
+    expect(chunks.at(-1)).toMatchObject({
+      type: 'error',
+      payload: {
+        code: 'PAYLOAD_TOO_LARGE',
+        error: expect.stringMatching(/^Run \S+ failed: .*over the limit of 10000 bytes/),
+      },
+    });
+    expect(await stream.finishReason).toBe('error');
   }, 180_000);
 });
