@@ -113,8 +113,10 @@ export async function* tailRun(
         yield { chunk, offset: next++ };
         if (chunk.type === 'finish') return;
       }
-      // An execution before a continue-as-new answered: the newest holds what follows.
-      if (slice.earlier) continue;
+      // An execution before a continue-as-new answered: the newest holds what follows. A read
+      // answers at most 1,000 chunks (or about 1 MB): the rest of a longer log is read at once,
+      // not at the next change or idle read, which may be seconds away.
+      if (slice.earlier || (slice.chunks.length > 0 && next < slice.total)) continue;
       if (slice.closed && next >= slice.total) return;
       if (closedBy && next >= slice.total) {
         yield { chunk: endedFromOutside(runId, closedBy) ?? closedWithoutFinish(runId) };

@@ -6,6 +6,7 @@ import { logRelay } from '../../src/live/log-relay.js';
 import type { LiveDeltaTransport } from '../../src/live/live-transport.js';
 import { LiveSubscription } from '../../src/temporal-client/live-subscription.js';
 import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
+import { IDLE_READ_MS } from '../../src/temporal-client/history-watch.js';
 import { tailRun } from '../../src/temporal-client/run-tail.js';
 
 const EXECUTION = 'execution-1';
@@ -24,15 +25,25 @@ const runCompleted = event({ workflowExecutionCompletedEventAttributes: {} });
 
 /**
  * A client whose history long-poll answers with the pages the test hands it, one per poll (the
- * last one closes the run), and whose chunk-log queries are counted and answer with no chunks.
+ * last one closes the run), and whose chunk-log queries are counted and answer from `log`, at
+ * most 1,000 chunks a read as the workflow's query does (no chunks by default).
  */
-function fakeClient(runId: string) {
+function fakeClient(runId: string, log: Chunk[] = []) {
   const pages: Array<{ events: HistoryEvent[]; closes: boolean }> = [];
   let hand: (() => void) | undefined;
   const queries: number[] = [];
   const client = {
     options: { namespace: 'default' },
-    connection: { withAbortSignal: (_signal: AbortSignal, call: () => unknown) => call() },
+    connection: {
+      // As the real connection does: an aborted call rejects, whether or not it was answered.
+      withAbortSignal: (signal: AbortSignal, call: () => Promise<unknown>) =>
+        Promise.race([
+          call(),
+          new Promise((_, reject) =>
+            signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          ),
+        ]),
+    },
     workflowService: {
       async getWorkflowExecutionHistory() {
         while (pages.length === 0) await new Promise<void>((resolve) => (hand = resolve));
@@ -48,7 +59,8 @@ function fakeClient(runId: string) {
         workflowId: runId,
         async query(_query: unknown, { offset }: { offset: number }) {
           queries.push(offset);
-          return { chunks: [], offset, total: offset, closed: false };
+          const chunks = log.slice(offset, offset + 1000);
+          return { chunks, offset, total: Math.max(offset, log.length), closed: false };
         },
       }),
     },
@@ -149,5 +161,26 @@ describe('a run tail that cannot read the end of a failed run (pure, no server)'
       code: 'RUN_FAILED',
       error: expect.stringContaining('failed without a finish: Model step 1 produced too much'),
     });
+  });
+});
+
+describe('a run tail and a log longer than one read (pure, no server)', () => {
+  it('reads the rest of the log at once, not at the next idle read', async () => {
+    const runId = 'run-long';
+    const deltas = Array.from({ length: 1500 }, (_, i) =>
+      makeChunk(runId, 'text-delta', { text: `${i} ` }),
+    );
+    const { client, page, queries } = fakeClient(runId, [...deltas, ...logOf(runId)]);
+    const began = performance.now();
+    const reading = drain(await follow(runId, client));
+    // One change: the run went on to an activity after logging it all (a closed run would wake
+    // the tail twice, which hid the wait).
+    page([started, taskScheduled, taskStarted, taskCompleted(3), activityScheduled]);
+    const types = await reading;
+    expect(types).toHaveLength(1502);
+    expect(types.at(-1)).toBe('finish');
+    expect(queries).toEqual([0, 1000]);
+    // Before the fix, the second read waited for the idle read, IDLE_READ_MS after the first.
+    expect(performance.now() - began).toBeLessThan(IDLE_READ_MS / 2);
   });
 });
