@@ -36,6 +36,7 @@ import {
   type RunOptions,
 } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
+import type { LogReading } from './finish-points.js';
 import { tailRun } from './run-tail.js';
 import { ScopeGuard, type SeenRun } from './scope-guard.js';
 import { giveAndRelease, grantForDecision, splitGrant } from './grant-with-decision.js';
@@ -68,6 +69,14 @@ export class AgentClient {
    * ever published it on this task queue (see `Tollgate.listAgents()`).
    */
   async stream(messages: Messages, options?: RunOptions): Promise<AgentStream> {
+    return this.start(messages, options, 'each-change');
+  }
+
+  private async start(
+    messages: Messages,
+    options: RunOptions | undefined,
+    reading: LogReading,
+  ): Promise<AgentStream> {
     const opts = options ?? {};
     const initial = checkRunInput(messages, opts);
     this.guard.request('start');
@@ -77,39 +86,48 @@ export class AgentClient {
     if (opts.activeTools) await checkActiveTools(this.context, this.agentId, opts.activeTools);
     const client = await this.context.client();
     const resumed = await autoResume(this.agentId, client, this.context, initial, opts);
-    if (resumed) return this.follow(client, resumed.runId, resumed.applied.offset, resumed.live);
+    if (resumed) {
+      const { runId, applied, live } = resumed;
+      return this.follow(client, runId, applied.offset, live, reading);
+    }
     const started = await startRun(this.context, this.agentId, client, initial, opts, rights);
-    return this.follow(client, started.runId, 0, started.live);
+    return this.follow(client, started.runId, 0, started.live, reading);
   }
 
   /** Starts a run and waits until it finishes or waits for a decision. */
   async generate(messages: Messages, options?: RunOptions): Promise<AgentOutput> {
-    return collectOutput(await this.stream(messages, options));
+    return collectOutput(await this.start(messages, options, 'at-ends'));
   }
 
   /** With `grant`, also gives a grant for the call's tool (docs/grants.md) and releases it. */
   async approveToolCall(options: ApproveOptions): Promise<AgentStream> {
+    return this.approve(options, 'each-change');
+  }
+
+  private async approve(options: ApproveOptions, reading: LogReading): Promise<AgentStream> {
     const { standing, decision } = splitGrant(options);
-    return this.decide('approve', checkDecision(decision, 'approveToolCall'), standing);
+    return this.decide('approve', checkDecision(decision, 'approveToolCall'), reading, standing);
   }
 
   async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
-    return this.decide('decline', checkDecision(options, 'declineToolCall'));
+    return this.decide('decline', checkDecision(options, 'declineToolCall'), 'each-change');
   }
 
   /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */
   async resumeStream(resumeData: JsonValue, options: ResumeOptions): Promise<AgentStream> {
-    return this.decide('resume', { ...checkDecision(options, 'resumeStream'), resumeData });
+    const checked = { ...checkDecision(options, 'resumeStream'), resumeData };
+    return this.decide('resume', checked, 'each-change');
   }
 
   async approveToolCallGenerate(options: ApproveOptions): Promise<AgentOutput> {
-    return collectOutput(await this.approveToolCall(options));
+    return collectOutput(await this.approve(options, 'at-ends'));
   }
 
   async declineToolCallGenerate(
     options: Omit<DecisionOptions, 'fingerprint'>,
   ): Promise<AgentOutput> {
-    return collectOutput(await this.declineToolCall(options));
+    const checked = checkDecision(options, 'declineToolCall');
+    return collectOutput(await this.decide('decline', checked, 'at-ends'));
   }
 
   /**
@@ -134,7 +152,8 @@ export class AgentClient {
   }
 
   async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
-    return collectOutput(await this.resumeStream(resumeData, options));
+    const checked = { ...checkDecision(options, 'resumeStream'), resumeData };
+    return collectOutput(await this.decide('resume', checked, 'at-ends'));
   }
 
   /** Replays a run's chunks from `offset` (default 0) until its next finish, from any process. */
@@ -252,6 +271,7 @@ export class AgentClient {
   private async decide(
     kind: DecisionKind,
     options: DecisionOptions & { resumeData?: JsonValue },
+    reading: LogReading,
     grant?: Exclude<ApproveOptions['grant'], { scope: 'run' }>,
   ): Promise<AgentStream> {
     const { client, run } = await this.ownRun('decide', options.runId);
@@ -272,7 +292,7 @@ export class AgentClient {
       live.close();
       throw error;
     }
-    const stream = this.follow(client, options.runId, applied.offset, live);
+    const stream = this.follow(client, options.runId, applied.offset, live, reading);
     if (release) stream.grantRelease = release;
     return stream;
   }
@@ -282,11 +302,12 @@ export class AgentClient {
     runId: string,
     offset: number,
     live: LiveSubscription,
+    reading: LogReading = 'each-change',
   ): AgentStream {
     const stream = new AgentStream(
       runId,
       offset,
-      tailRun(client, runId, offset, live, this.context.lifetime),
+      tailRun(client, runId, offset, live, this.context.lifetime, reading),
       async () => latestPending(await this.queryPending(client, runId)),
     );
     stream.finishReason.then(

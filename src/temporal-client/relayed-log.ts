@@ -1,6 +1,6 @@
 import type { Chunk } from '../common/chunks.js';
 import type { LogRelay, RelayedChunk } from '../live/log-relay.js';
-import type { HistoryEvent } from './run-ending.js';
+import { closesExecution, type HistoryEvent } from './run-ending.js';
 
 /**
  * What this process's worker saw a run's workflow tasks log (`LogRelay`), held until the run's
@@ -86,7 +86,7 @@ export class RelayedLog {
         event.workflowTaskCompletedEventAttributes ||
         event.workflowTaskFailedEventAttributes ||
         event.workflowTaskTimedOutEventAttributes ||
-        closes(event)
+        closesExecution(event)
       ) {
         this.taskPending = false;
       }
@@ -207,16 +207,4 @@ export class RelayedLog {
     this.held.clear();
     this.relayed.length = 0;
   }
-}
-
-/** An event that ends its execution, however it ended. */
-function closes(event: HistoryEvent): boolean {
-  return Boolean(
-    event.workflowExecutionCompletedEventAttributes ||
-    event.workflowExecutionFailedEventAttributes ||
-    event.workflowExecutionTerminatedEventAttributes ||
-    event.workflowExecutionTimedOutEventAttributes ||
-    event.workflowExecutionCanceledEventAttributes ||
-    event.workflowExecutionContinuedAsNewEventAttributes,
-  );
 }

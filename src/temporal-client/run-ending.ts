@@ -70,3 +70,15 @@ function ending(
 ): ChunkOf<'error'> {
   return makeChunk(runId, 'error', { error, code, ...(reason ? { reason } : {}) });
 }
+
+/** An event that ends its execution, however it ended. */
+export function closesExecution(event: HistoryEvent): boolean {
+  return Boolean(
+    event.workflowExecutionCompletedEventAttributes ||
+    event.workflowExecutionFailedEventAttributes ||
+    event.workflowExecutionTerminatedEventAttributes ||
+    event.workflowExecutionTimedOutEventAttributes ||
+    event.workflowExecutionCanceledEventAttributes ||
+    event.workflowExecutionContinuedAsNewEventAttributes,
+  );
+}

@@ -3,6 +3,7 @@ import { makeChunk } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
 import type { StreamItem } from '../stream/stream-items.js';
 import { ChangeSignal } from './change-signal.js';
+import { mayHaveFinished, type LogReading } from './finish-points.js';
 import { readLogPatiently, type LogRead } from './chunk-log.js';
 import { IDLE_READ_MS, MAX_IDLE_READ_MS, watchHistory } from './history-watch.js';
 import type { LiveSubscription } from './live-subscription.js';
@@ -16,7 +17,9 @@ import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-
  * those tasks completed, and no query is sent. Live deltas claim no offset:
  * the log's chunks follow them and the stream's reader confirms or withdraws them
  * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
- * cancelled from outside) ends the tail with an `error` chunk naming how it ended.
+ * cancelled from outside) ends the tail with an `error` chunk naming how it ended. With `reading`
+ * `at-ends`, only a completed task that may have logged a `finish` wakes the tail (see
+ * `LogReading`); the idle read and the run's close still do.
  */
 export async function* tailRun(
   client: Client,
@@ -24,6 +27,7 @@ export async function* tailRun(
   offset: number,
   live: LiveSubscription,
   lifetime: AbortSignal,
+  reading: LogReading = 'each-change',
 ): AsyncGenerator<StreamItem> {
   const handle = client.workflow.getHandle(runId);
   const changes = new ChangeSignal();
@@ -37,7 +41,12 @@ export async function* tailRun(
   const watching = watchHistory(client, runId, watcher.signal, (events) => {
     // The log changes only when a workflow task completes: activity and task-scheduling events
     // alone would cost the worker a query each and show nothing new. After a failed poll, read.
-    if (relayed.observe(events) || events.length === 0) changes.notify();
+    const completed = relayed.observe(events);
+    if (
+      events.length === 0 ||
+      (completed && (reading === 'each-change' || mayHaveFinished(events)))
+    )
+      changes.notify();
   }).then((event) => {
     closeEvent = event;
     changes.notify();

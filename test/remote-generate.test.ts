@@ -1,0 +1,89 @@
+/**
+ * `generate()` from a process that hosts no worker (an API server apart from its workers): it
+ * reads the run's log where the run may have reached a `finish`, not after every workflow task,
+ * so parking a run and releasing it cost one query each instead of about three.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ChildWorker } from '../bench/support/child.js';
+import { LOAD_AGENT_ID, LOAD_TOOL, loadPrompt } from '../bench/load/agent.js';
+import { Tollgate } from '../src/index.js';
+import { IDLE_READ_MS } from '../src/temporal-client/history-watch.js';
+import { chunksOf, typesOf, uniqueId, uniqueQueue } from './support/harness.js';
+
+const WORKER_SCRIPT = fileURLToPath(new URL('../bench/load/worker-entry.js', import.meta.url));
+
+describe('generate() from a process without the worker', () => {
+  const queue = uniqueQueue('remote-generate');
+  let worker: ChildWorker;
+  let tollgate: Tollgate;
+  let queries = 0;
+
+  beforeAll(async () => {
+    worker = new ChildWorker({
+      name: 'remote-generate worker',
+      script: WORKER_SCRIPT,
+      env: {
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
+        TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
+        TASK_QUEUE: queue,
+        MAX_CACHED_WORKFLOWS: '100',
+      },
+    });
+    await worker.whenReady(60_000);
+    // This process hosts no worker: nothing is relayed to it, so it reads logs by queries.
+    tollgate = new Tollgate({ temporal: { taskQueue: queue } });
+    const service = (await tollgate.client()).workflowService;
+    const query = service.queryWorkflow.bind(service);
+    service.queryWorkflow = Object.assign((request: Parameters<typeof query>[0]) => {
+      queries++;
+      return query(request);
+    }, service.queryWorkflow);
+  });
+  afterAll(async () => {
+    await tollgate?.shutdown();
+    await worker?.stop('SIGTERM', 20_000);
+  });
+
+  /** Queries `task` sends; a slow machine may add one idle read per IDLE_READ_MS it takes. */
+  async function counted<T>(
+    task: () => Promise<T>,
+  ): Promise<{ value: T; sent: number; most: number }> {
+    const before = queries;
+    const began = performance.now();
+    const value = await task();
+    const most = 1 + Math.floor((performance.now() - began) / IDLE_READ_MS);
+    return { value, sent: queries - before, most };
+  }
+
+  it('parks a run and releases it with one log query each, and the outputs are whole', async () => {
+    const agent = tollgate.getAgent(LOAD_AGENT_ID);
+    const runId = uniqueId('remote-generate');
+    const park = await counted(() => agent.generate(loadPrompt('a'), { runId }));
+    expect(park.value).toMatchObject({ runId, finishReason: 'suspended' });
+    expect(park.value.suspendPayload).toMatchObject({ toolName: LOAD_TOOL, args: { id: 'a' } });
+    expect(park.sent).toBeGreaterThanOrEqual(1);
+    expect(park.sent).toBeLessThanOrEqual(park.most);
+
+    const release = await counted(() => agent.approveToolCallGenerate({ runId }));
+    expect(release.value).toMatchObject({ finishReason: 'stop', text: 'Done.' });
+    expect(release.value.toolResults).toEqual([
+      expect.objectContaining({ toolName: LOAD_TOOL, result: { id: 'a', done: true } }),
+    ]);
+    expect(release.sent).toBeGreaterThanOrEqual(1);
+    expect(release.sent).toBeLessThanOrEqual(release.most);
+  });
+
+  it('still streams every chunk of a run as it is logged', async () => {
+    const agent = tollgate.getAgent(LOAD_AGENT_ID);
+    const parked = await agent.stream(loadPrompt('b'));
+    const types = typesOf(await chunksOf(parked));
+    expect(types).toEqual(expect.arrayContaining(['start', 'tool-call', 'finish']));
+    expect(await parked.finishReason).toBe('suspended');
+    const released = await agent.approveToolCall({ runId: parked.runId });
+    expect(typesOf(await chunksOf(released))).toEqual(
+      expect.arrayContaining(['tool-result', 'text-delta', 'finish']),
+    );
+    expect(await released.text).toBe('Done.');
+  });
+});
