@@ -4,7 +4,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ChildWorker } from '../bench/support/child.js';
+import type { ChildWorker } from '../bench/support/child.js';
+import { testChildWorker } from './support/child-worker.js';
 import { freePorts } from '../src/devserver/free-ports.js';
 import { Tollgate, type Chunk } from '../src/index.js';
 import type { StreamItem } from '../src/stream/stream-items.js';
@@ -78,15 +79,8 @@ describe('live tokens from a worker in another process, over Redis', () => {
 
   beforeAll(async () => {
     redis = await findOrStartRedis();
-    worker = new ChildWorker({
-      name: 'live-worker',
-      script: WORKER_SCRIPT,
-      env: {
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-        TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-        TASK_QUEUE: taskQueue,
-        TOLLGATE_LIVE_REDIS_URL: redis.url,
-      },
+    worker = testChildWorker('live-worker', WORKER_SCRIPT, taskQueue, {
+      TOLLGATE_LIVE_REDIS_URL: redis.url,
     });
     await worker.whenReady();
     api = new Tollgate({ temporal: { taskQueue }, liveDeltas: { redis: { url: redis.url } } });

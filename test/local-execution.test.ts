@@ -10,7 +10,8 @@ import { workflowBundle } from '../src/worker.js';
 import { Agent, createTool, Tollgate, TollgateError } from '../src/index.js';
 import type { RunResult } from '../src/common/run-types.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
-import { ChildWorker } from '../bench/support/child.js';
+import type { ChildWorker } from '../bench/support/child.js';
+import { testChildWorker } from './support/child-worker.js';
 import { within } from '../bench/support/concurrency.js';
 import { chunksOf, hostAgents, recordingTool, uniqueQueue } from './support/harness.js';
 import type { LocalEffectLine } from './support/local-worker-process.js';
@@ -215,16 +216,8 @@ describe('local execution: a worker killed mid-run', () => {
         .filter((line) => line.trim() !== '')
         .map((line) => JSON.parse(line) as LocalEffectLine);
     const spawn = async (name: string) => {
-      const worker = new ChildWorker({
-        name,
-        script: fileURLToPath(new URL('./support/local-worker-process.js', import.meta.url)),
-        env: {
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-          TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-          TASK_QUEUE: queue,
-          EFFECTS_FILE: effectsFile,
-        },
-      });
+      const script = fileURLToPath(new URL('./support/local-worker-process.js', import.meta.url));
+      const worker = testChildWorker(name, script, queue, { EFFECTS_FILE: effectsFile });
       workers.push(worker);
       await worker.whenReady(60_000);
       return worker;

@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Tollgate } from '../src/index.js';
-import { ChildWorker } from '../bench/support/child.js';
+import type { ChildWorker } from '../bench/support/child.js';
+import { testChildWorker } from './support/child-worker.js';
 import { uniqueQueue } from './support/harness.js';
 import { HTTP_SERVER, serverCalls, stateDir } from './support/mcp-fixtures.js';
 import { TRANSFER_QUESTION, TRANSFER_SCHEMA } from './support/mcp-test-server.js';
@@ -42,16 +43,7 @@ describe('MCP tools over Streamable HTTP, across a worker restart', () => {
     const started = await startHttpServer(dir);
     server = started.server;
     const spawnWorker = async (name: string) => {
-      const worker = new ChildWorker({
-        name,
-        script: WORKER_SCRIPT,
-        env: {
-          TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-          TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-          TASK_QUEUE: queue,
-          MCP_URL: started.url,
-        },
-      });
+      const worker = testChildWorker(name, WORKER_SCRIPT, queue, { MCP_URL: started.url });
       workers.push(worker);
       await worker.whenReady(60_000);
       return worker;

@@ -5,7 +5,8 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ChildWorker } from '../bench/support/child.js';
+import type { ChildWorker } from '../bench/support/child.js';
+import { testChildWorker } from './support/child-worker.js';
 import { LOAD_AGENT_ID, LOAD_TOOL, loadPrompt } from '../bench/load/agent.js';
 import { Tollgate } from '../src/index.js';
 import { IDLE_READ_MS } from '../src/temporal-client/history-watch.js';
@@ -20,15 +21,8 @@ describe('generate() from a process without the worker', () => {
   let queries = 0;
 
   beforeAll(async () => {
-    worker = new ChildWorker({
-      name: 'remote-generate worker',
-      script: WORKER_SCRIPT,
-      env: {
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-        TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-        TASK_QUEUE: queue,
-        MAX_CACHED_WORKFLOWS: '100',
-      },
+    worker = testChildWorker('remote-generate worker', WORKER_SCRIPT, queue, {
+      MAX_CACHED_WORKFLOWS: '100',
     });
     await worker.whenReady(60_000);
     // This process hosts no worker: nothing is relayed to it, so it reads logs by queries.

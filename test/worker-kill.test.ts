@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { Tollgate } from '../src/index.js';
 import type { RunResult } from '../src/common/run-types.js';
 import type { EffectLine } from './support/worker-process.js';
-import { ChildWorker } from '../bench/support/child.js';
+import type { ChildWorker } from '../bench/support/child.js';
+import { testChildWorker } from './support/child-worker.js';
 import { within } from '../bench/support/concurrency.js';
 import { uniqueQueue } from './support/harness.js';
 
@@ -97,14 +98,9 @@ describe('a worker process killed with SIGKILL mid-run', () => {
     dir = await mkdtemp(join(tmpdir(), 'tollgate-worker-kill-'));
     const effectsFile = join(dir, 'effects.jsonl');
     await writeFile(effectsFile, '');
-    const env = {
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-      TASK_QUEUE: queue,
-      EFFECTS_FILE: effectsFile,
-    };
     const spawnWorker = async (name: string) => {
-      const worker = new ChildWorker({ name, script: WORKER_SCRIPT, env });
+      const env = { EFFECTS_FILE: effectsFile };
+      const worker = testChildWorker(name, WORKER_SCRIPT, queue, env);
       workers.push(worker);
       await worker.whenReady(60_000);
       return worker;
