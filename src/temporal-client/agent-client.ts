@@ -8,11 +8,11 @@ import type {
   HandedOff,
   PendingToolCall,
 } from '../common/run-types.js';
-import { auditQuery, pendingToolCallsQuery } from '../common/messages.js';
+import { auditQuery } from '../common/messages.js';
 import type { Scope, ScopeAction } from '../common/scope.js';
 import type { AgentClientContext } from './agent-client-context.js';
 import { collectOutput, type AgentOutput } from '../stream/agent-output.js';
-import { AgentStream, latestPending } from '../stream/agent-stream.js';
+import type { AgentStream } from '../stream/agent-stream.js';
 import { applyDecision, type DecisionExtras } from './apply-decision.js';
 import { autoResume } from './auto-resume.js';
 import { callFailure, shutDownError } from './call-failure.js';
@@ -37,7 +37,7 @@ import {
 } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
 import type { LogReading } from './finish-points.js';
-import { tailRun } from './run-tail.js';
+import { followRun, queryPendingCalls } from './follow-run.js';
 import { ScopeGuard, type SeenRun } from './scope-guard.js';
 import { giveAndRelease, grantForDecision, splitGrant } from './grant-with-decision.js';
 import { checkActiveTools, startRun } from './start-run.js';
@@ -88,10 +88,10 @@ export class AgentClient {
     const resumed = await autoResume(this.agentId, client, this.context, initial, opts);
     if (resumed) {
       const { runId, applied, live } = resumed;
-      return this.follow(client, runId, applied.offset, live, reading);
+      return followRun(this.context, client, { runId, offset: applied.offset, live }, reading);
     }
     const started = await startRun(this.context, this.agentId, client, initial, opts, rights);
-    return this.follow(client, started.runId, 0, started.live, reading);
+    return followRun(this.context, client, { ...started, offset: 0 }, reading);
   }
 
   /** Starts a run and waits until it finishes or waits for a decision. */
@@ -160,7 +160,8 @@ export class AgentClient {
   async observe(options: { runId: string; offset?: number }): Promise<AgentStream> {
     const { runId, offset } = checkObserve(options);
     const { client } = await this.ownRun('read', runId);
-    return this.follow(client, runId, offset, new LiveSubscription(this.context.bus, runId));
+    const live = new LiveSubscription(this.context.bus, runId);
+    return followRun(this.context, client, { runId, offset, live });
   }
 
   /**
@@ -187,7 +188,7 @@ export class AgentClient {
    */
   async fork(request: ForkRequest): Promise<AgentStream> {
     const started = await forkFor(this.context, this.guard, request);
-    return this.follow(started.client, started.runId, 0, started.live);
+    return followRun(this.context, started.client, { ...started, offset: 0 });
   }
 
   /** The forks of a run this caller may see, newest first (found by `TollgateForkedFrom`). */
@@ -199,15 +200,7 @@ export class AgentClient {
   async pendingToolCalls(runId: string): Promise<PendingToolCall[]> {
     checkId(runId, 'runId');
     const { client } = await this.ownRun('read', runId);
-    return this.queryPending(client, runId);
-  }
-
-  private async queryPending(client: Client, runId: string): Promise<PendingToolCall[]> {
-    try {
-      return await client.workflow.getHandle(runId).query(pendingToolCallsQuery);
-    } catch (error) {
-      throw await callFailure(this.context, error, runId);
-    }
+    return queryPendingCalls(this.context, client, runId);
   }
 
   /** The agent's runs that wait for a decision, found from Temporal alone (SPEC §9). */
@@ -276,7 +269,7 @@ export class AgentClient {
   ): Promise<AgentStream> {
     const { client, run } = await this.ownRun('decide', options.runId);
     const { grants } = this.context;
-    const pending = () => this.queryPending(client, options.runId);
+    const pending = () => queryPendingCalls(this.context, client, options.runId);
     const facts = { ...options, registry: grants, agentId: this.agentId, run: run.facts, pending };
     // Checked in full first: a bad grant refuses the decision too, changing nothing.
     const granted = grant && (await grantForDecision({ ...facts, scope: this.guard.scope }, grant));
@@ -292,28 +285,9 @@ export class AgentClient {
       live.close();
       throw error;
     }
-    const stream = this.follow(client, options.runId, applied.offset, live, reading);
+    const followed = { runId: options.runId, offset: applied.offset, live };
+    const stream = followRun(this.context, client, followed, reading);
     if (release) stream.grantRelease = release;
-    return stream;
-  }
-
-  private follow(
-    client: Client,
-    runId: string,
-    offset: number,
-    live: LiveSubscription,
-    reading: LogReading = 'each-change',
-  ): AgentStream {
-    const stream = new AgentStream(
-      runId,
-      offset,
-      tailRun(client, runId, offset, live, this.context.lifetime, reading),
-      async () => latestPending(await this.queryPending(client, runId)),
-    );
-    stream.finishReason.then(
-      (reason) => reason !== 'suspended' && this.context.releasePolicy(runId),
-      () => undefined,
-    );
     return stream;
   }
 }

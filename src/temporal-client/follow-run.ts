@@ -1,0 +1,46 @@
+import type { Client } from '@temporalio/client';
+import { pendingToolCallsQuery } from '../common/messages.js';
+import type { PendingToolCall } from '../common/run-types.js';
+import { AgentStream, latestPending } from '../stream/agent-stream.js';
+import type { AgentClientContext } from './agent-client-context.js';
+import { callFailure } from './call-failure.js';
+import type { LogReading } from './finish-points.js';
+import type { LiveSubscription } from './live-subscription.js';
+import { tailRun } from './run-tail.js';
+
+/**
+ * The stream of run `runId` from `offset` until its next `finish`, read as `reading` says. A run
+ * that ends other than waiting lets go of its live policy.
+ */
+export function followRun(
+  context: AgentClientContext,
+  client: Client,
+  run: { runId: string; offset: number; live: LiveSubscription },
+  reading: LogReading = 'each-change',
+): AgentStream {
+  const { runId, offset, live } = run;
+  const stream = new AgentStream(
+    runId,
+    offset,
+    tailRun(client, runId, offset, live, context.lifetime, reading),
+    async () => latestPending(await queryPendingCalls(context, client, runId)),
+  );
+  stream.finishReason.then(
+    (reason) => reason !== 'suspended' && context.releasePolicy(runId),
+    () => undefined,
+  );
+  return stream;
+}
+
+/** The calls run `runId` waits on, read from the run itself. */
+export async function queryPendingCalls(
+  context: AgentClientContext,
+  client: Client,
+  runId: string,
+): Promise<PendingToolCall[]> {
+  try {
+    return await client.workflow.getHandle(runId).query(pendingToolCallsQuery);
+  } catch (error) {
+    throw await callFailure(context, error, runId);
+  }
+}
