@@ -100,10 +100,8 @@ async function main(): Promise<void> {
   const worker = new ChildWorker({
     name: 'live-tokens-worker',
     script: WORKER_SCRIPT,
+    temporal: { address: server.address, namespace: server.namespace, taskQueue },
     env: {
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
-      TASK_QUEUE: taskQueue,
       TOLLGATE_LIVE_REDIS_URL: redis.url,
       DELTAS: String(DELTAS),
       INTERVAL_MS: String(INTERVAL_MS),

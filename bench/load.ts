@@ -236,12 +236,8 @@ async function startWorker(
   const worker = new ChildWorker({
     name,
     script,
-    env: {
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
-      TASK_QUEUE: taskQueue,
-      MAX_CACHED_WORKFLOWS: String(options.cache),
-    },
+    temporal: { address: server.address, namespace: server.namespace, taskQueue },
+    env: { MAX_CACHED_WORKFLOWS: String(options.cache) },
   });
   await worker.whenReady();
   return worker;

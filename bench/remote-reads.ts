@@ -65,12 +65,8 @@ async function main(): Promise<void> {
   const worker = new ChildWorker({
     name: 'remote-reads worker',
     script: WORKER,
-    env: {
-      TEMPORAL_ADDRESS: server.address,
-      TEMPORAL_NAMESPACE: server.namespace,
-      TASK_QUEUE: taskQueue,
-      MAX_CACHED_WORKFLOWS: '500',
-    },
+    temporal: { address: server.address, namespace: server.namespace, taskQueue },
+    env: { MAX_CACHED_WORKFLOWS: '500' },
   });
   onCleanup('stopping the worker', () => worker.stop('SIGTERM', 20_000));
   await worker.whenReady();

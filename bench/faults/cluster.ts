@@ -128,10 +128,12 @@ export class FaultCluster {
     const worker = new ChildWorker({
       name: `worker ${slot}.${this.generation++}`,
       script: WORKER_SCRIPT,
+      temporal: {
+        address: this.server.address,
+        namespace: this.server.namespace,
+        taskQueue: this.taskQueue,
+      },
       env: {
-        TEMPORAL_ADDRESS: this.server.address,
-        TEMPORAL_NAMESPACE: this.server.namespace,
-        TASK_QUEUE: this.taskQueue,
         JOURNAL_FILE: this.journalFile,
         MARKERS_DIR: this.markersDir,
       },

@@ -21,7 +21,10 @@ process.on('exit', () => {
 export interface ChildOptions {
   name: string;
   script: string;
-  env: Record<string, string>;
+  /** Where the child's worker polls: passed as TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE. */
+  temporal: { address: string; namespace: string; taskQueue: string };
+  /** The rest of what the child's script reads from its environment. */
+  env?: Record<string, string>;
   /** Node options for the child, e.g. `--max-old-space-size=512`. */
   execArgv?: string[];
 }
@@ -41,7 +44,13 @@ export class ChildWorker {
 
   constructor(readonly options: ChildOptions) {
     this.child = spawn(process.execPath, [...(options.execArgv ?? []), options.script], {
-      env: { ...process.env, ...options.env },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: options.temporal.address,
+        TEMPORAL_NAMESPACE: options.temporal.namespace,
+        TASK_QUEUE: options.temporal.taskQueue,
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     living.add(this.child);

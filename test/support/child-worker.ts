@@ -2,8 +2,7 @@ import { ChildWorker } from '../../bench/support/child.js';
 
 /**
  * A worker in its own process, on the tests' Temporal server: `script` hosts its agents on
- * `taskQueue`, with `env` added to what it reads (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
- * TASK_QUEUE).
+ * `taskQueue`, with `env` added to what it reads.
  */
 export function testChildWorker(
   name: string,
@@ -14,11 +13,11 @@ export function testChildWorker(
   return new ChildWorker({
     name,
     script,
-    env: {
-      TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS!,
-      TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE!,
-      TASK_QUEUE: taskQueue,
-      ...env,
+    temporal: {
+      address: process.env.TEMPORAL_ADDRESS!,
+      namespace: process.env.TEMPORAL_NAMESPACE!,
+      taskQueue,
     },
+    env,
   });
 }
