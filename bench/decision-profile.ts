@@ -8,7 +8,6 @@
  *   npm run build && node dist/bench/decision-profile.js [--samples 20] [--decider same|other]
  */
 import './quiet-runtime.js';
-import type { Client } from '@temporalio/client';
 import { loadavg } from 'node:os';
 import { agentPath, type ApproveBody } from '../src/common/http-api.js';
 import { readSseEvents } from '../src/http-client/sse-parser.js';
@@ -18,6 +17,7 @@ import { APPROVAL_AGENT_ID, gatedLookupAgent } from './approval-latency.js';
 import { environmentFacts, startEnvironment } from './environment.js';
 import { expectThat, median, ms, progress } from './stats.js';
 import { parseOptions } from './support/args.js';
+import { recordCalls, type ClientCall } from './support/client-calls.js';
 import { BENCH_TOKEN, postForSse } from './support/sse-post.js';
 
 const options = parseOptions('decision-profile', process.argv.slice(2), {
@@ -29,43 +29,9 @@ const options = parseOptions('decision-profile', process.argv.slice(2), {
   },
 });
 
-interface Call {
-  method: string;
-  startMs: number;
-  endMs: number;
-}
-
-/** Records every call made through `client.workflowService`, with monotonic start and end. */
-function recordCalls(client: Client): Call[] {
-  const calls: Call[] = [];
-  const service = client.workflowService as unknown as Record<string, unknown>;
-  // Generated services carry their methods on the prototype, reflected ones on the instance.
-  const names = new Set([
-    ...Object.getOwnPropertyNames(service),
-    ...Object.getOwnPropertyNames(Object.getPrototypeOf(service)),
-  ]);
-  for (const method of names) {
-    const original = service[method];
-    if (method === 'constructor' || typeof original !== 'function') continue;
-    service[method] = (...args: unknown[]) => {
-      const call: Call = { method, startMs: performance.now(), endMs: NaN };
-      calls.push(call);
-      const answer = (original as (...a: unknown[]) => unknown).apply(service, args);
-      if (answer instanceof Promise)
-        void answer.then(
-          () => (call.endMs = performance.now()),
-          () => (call.endMs = performance.now()),
-        );
-      else call.endMs = call.startMs;
-      return answer;
-    };
-  }
-  return calls;
-}
-
 interface Sample {
   /** Calls made from the decision's start until it answered, relative to its start. */
-  calls: Call[];
+  calls: ClientCall[];
   toAnswerMs: number;
   toToolStartMs: number;
 }

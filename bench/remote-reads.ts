@@ -9,7 +9,6 @@
  *   npm run build && node dist/bench/remote-reads.js [--runs 20] [--calls 200]
  */
 import './quiet-runtime.js';
-import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +21,7 @@ import { environmentFacts } from './environment.js';
 import { LOAD_AGENT_ID, loadPrompt } from './load/agent.js';
 import { parseIntOptions } from './support/args.js';
 import { ChildWorker } from './support/child.js';
+import { recordCalls, type ClientCall } from './support/client-calls.js';
 import { onCleanup, runBench } from './support/cleanup.js';
 import { RestartableServer } from './support/dev-server.js';
 import { loadAverage } from './support/system.js';
@@ -34,26 +34,15 @@ const options = parseIntOptions('remote-reads', process.argv.slice(2), {
 const WORKER = fileURLToPath(new URL('./load/worker-entry.js', import.meta.url));
 const WARM_UPS = 3;
 
-/** Wraps each method of the client's workflow service to count its calls; returns the counts. */
-function countCalls(client: Client): Map<string, number> {
+/** How often each method was called, per run, by name. */
+function perRun(calls: readonly ClientCall[], runs: number): string {
   const counts = new Map<string, number>();
-  const service = client.workflowService as unknown as Record<string, unknown>;
-  for (const name of Object.keys(service)) {
-    const method = service[name];
-    if (typeof method !== 'function') continue;
-    service[name] = Object.assign((...args: unknown[]) => {
-      counts.set(name, (counts.get(name) ?? 0) + 1);
-      return (method as (...a: unknown[]) => unknown).apply(client.workflowService, args);
-    }, method);
-  }
-  return counts;
-}
-
-const perRun = (counts: Map<string, number>, runs: number) =>
-  [...counts]
+  for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
+  return [...counts]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, n]) => `${name} ${(n / runs).toFixed(2)}`)
     .join(', ');
+}
 
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'tollgate-remote-reads-'));
@@ -74,7 +63,7 @@ async function main(): Promise<void> {
   const tollgate = new Tollgate({ temporal });
   onCleanup('shutting the client down', () => tollgate.shutdown());
   const client = await tollgate.client();
-  const counts = countCalls(client);
+  const calls = recordCalls(client);
   const agent = tollgate.getAgent(LOAD_AGENT_ID);
   const serverPid = server.server.pid;
   const cpu = (pid: number) => processCpuMs(pid) ?? NaN;
@@ -90,14 +79,14 @@ async function main(): Promise<void> {
     await agent.approveToolCallGenerate({ runId });
   }
   const phase = async (name: string, step: (i: number) => Promise<void>) => {
-    counts.clear();
+    calls.length = 0;
     const serverBefore = cpu(serverPid);
     const began = performance.now();
     for (let i = 0; i < options.runs; i++) await step(i);
     const wall = (performance.now() - began) / options.runs;
     const serverMs = (cpu(serverPid) - serverBefore) / options.runs;
     console.log(
-      `${name}: ${wall.toFixed(1)} ms a run, dev server CPU ${serverMs.toFixed(1)} ms a run; calls a run: ${perRun(counts, options.runs)}`,
+      `${name}: ${wall.toFixed(1)} ms a run, dev server CPU ${serverMs.toFixed(1)} ms a run; calls a run: ${perRun(calls, options.runs)}`,
     );
   };
   const parked: string[] = [];

@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildWorker } from '../bench/support/child.js';
+import { recordCalls, type ClientCall } from '../bench/support/client-calls.js';
 import { testChildWorker } from './support/child-worker.js';
 import { LOAD_AGENT_ID, LOAD_TOOL, loadPrompt } from '../bench/load/agent.js';
 import { Tollgate } from '../src/index.js';
@@ -18,7 +19,8 @@ describe('generate() from a process without the worker', () => {
   const queue = uniqueQueue('remote-generate');
   let worker: ChildWorker;
   let tollgate: Tollgate;
-  let queries = 0;
+  let calls: ClientCall[];
+  const queries = () => calls.filter((call) => call.method === 'queryWorkflow').length;
 
   beforeAll(async () => {
     worker = testChildWorker('remote-generate worker', WORKER_SCRIPT, queue, {
@@ -27,12 +29,7 @@ describe('generate() from a process without the worker', () => {
     await worker.whenReady(60_000);
     // This process hosts no worker: nothing is relayed to it, so it reads logs by queries.
     tollgate = new Tollgate({ temporal: { taskQueue: queue } });
-    const service = (await tollgate.client()).workflowService;
-    const query = service.queryWorkflow.bind(service);
-    service.queryWorkflow = Object.assign((request: Parameters<typeof query>[0]) => {
-      queries++;
-      return query(request);
-    }, service.queryWorkflow);
+    calls = recordCalls(await tollgate.client());
   });
   afterAll(async () => {
     await tollgate?.shutdown();
@@ -43,11 +40,11 @@ describe('generate() from a process without the worker', () => {
   async function counted<T>(
     task: () => Promise<T>,
   ): Promise<{ value: T; sent: number; most: number }> {
-    const before = queries;
+    const before = queries();
     const began = performance.now();
     const value = await task();
     const most = 1 + Math.floor((performance.now() - began) / IDLE_READ_MS);
-    return { value, sent: queries - before, most };
+    return { value, sent: queries() - before, most };
   }
 
   it('parks a run and releases it with one log query each, and the outputs are whole', async () => {
