@@ -38,6 +38,7 @@ export function mayHaveFinished(events: readonly HistoryEvent[]): boolean {
 }
 
 const RUNNING: RunStatus = 'running';
+const utf8 = new TextDecoder();
 
 /** An upsert of `TollgateStatus` to anything but `running`; an unreadable one counts. */
 function publishesWaiting(event: HistoryEvent): boolean {
@@ -46,7 +47,7 @@ function publishesWaiting(event: HistoryEvent): boolean {
   const status = fields?.[SEARCH_ATTRIBUTES.status.name];
   if (!status) return false;
   try {
-    return JSON.parse(new TextDecoder().decode(status.data ?? new Uint8Array())) !== RUNNING;
+    return JSON.parse(utf8.decode(status.data ?? new Uint8Array())) !== RUNNING;
   } catch {
     return true;
   }
