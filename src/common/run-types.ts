@@ -186,6 +186,18 @@ export interface RunResult {
   text: string;
   steps: number;
   usage: Usage;
+  /**
+   * The end of the run's chunk log, through its `finish`, when it is small (`ChunkLog.lastChunks`):
+   * a client without the run's worker reads it from the close event its history watch already has,
+   * instead of querying the closed run, which replays it whole. Not in a sub-agent run's result.
+   */
+  lastChunks?: LastChunks;
+}
+
+/** The last chunks of a run's log, from `offset` (an offset in the whole log) to its end. */
+export interface LastChunks {
+  offset: number;
+  chunks: Chunk[];
 }
 
 /** A call waiting for a decision, as returned by the `pendingToolCalls` query (SPEC §9). */

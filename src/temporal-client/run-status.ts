@@ -54,7 +54,9 @@ export async function runStatus(
       return { runId, state: 'running', pending };
     }
     if (closed !== 'completed') return { runId, state: closed, pending: [] };
-    return { runId, state: closed, pending: [], result: (await handle.result()) as RunResult };
+    // The log's end the result carries is for streams (`chunksAtClose`), not for this answer.
+    const { lastChunks: _forStreams, ...result } = (await handle.result()) as RunResult;
+    return { runId, state: closed, pending: [], result };
   } catch (error) {
     throw await toTollgateError(error, runId, client);
   }

@@ -3,6 +3,7 @@ import { makeChunk } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
 import type { StreamItem } from '../stream/stream-items.js';
 import { ChangeSignal } from './change-signal.js';
+import { chunksAtClose } from './closing-chunks.js';
 import { mayHaveFinished, type LogReading } from './finish-points.js';
 import { readLogPatiently, type LogRead } from './chunk-log.js';
 import { IDLE_READ_MS, MAX_IDLE_READ_MS, watchHistory } from './history-watch.js';
@@ -14,7 +15,8 @@ import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-
  * workflow's log (a query) is the truth; a history long-poll says when it may have grown, and
  * in-process live deltas fill the gap while a model step streams. Where this process's worker
  * ran the run's latest workflow tasks, their chunks come from it (`RelayedLog`) once history shows
- * those tasks completed, and no query is sent. Live deltas claim no offset:
+ * those tasks completed, and no query is sent; a completed run's result may carry the log's end
+ * (`chunksAtClose`), which then needs no query either. Live deltas claim no offset:
  * the log's chunks follow them and the stream's reader confirms or withdraws them
  * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
  * cancelled from outside) ends the tail with an `error` chunk naming how it ended. With `reading`
@@ -86,12 +88,16 @@ export async function* tailRun(
       let haveRead = false;
       try {
         const held = readLog ? relayed.read(next) : undefined;
+        // A completed run's result may carry the log's end: no query, which would replay the run.
+        const closing =
+          !held && closedBy ? await chunksAtClose(client, runId, closedBy, next) : undefined;
         // While a workflow task is pending, a query would only wait for its end, which wakes the
         // tail anyway. The idle read still queries; once the run has closed, none is pending.
         const waitForTask = !idleRead && relayed.workflowTaskPending;
-        haveRead = held !== undefined || (readLog && !waitForTask);
+        haveRead = held !== undefined || closing !== undefined || (readLog && !waitForTask);
         if (haveRead) readAt = Date.now();
         if (held) slice = { chunks: held, offset: next, total: next + held.length, closed: false };
+        else if (closing) slice = closing;
         else if (haveRead) {
           const reading = readLogPatiently(client, handle, next, watcher.signal);
           const read = reading.then(

@@ -107,7 +107,8 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     state.close(result.finishReason, 'completed');
     if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
     await decidedNoticesSettled(state);
-    return result;
+    // A sub-agent's result goes into its parent's history: the parent reads only its text.
+    return input.parent ? result : { ...result, lastChunks: state.log.lastChunks() };
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
     if (error instanceof ContinueAsNew) throw error;

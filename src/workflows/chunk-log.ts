@@ -7,8 +7,14 @@ import {
   type ChunkType,
 } from '../common/chunks.js';
 import type { LogRelaySinks } from '../common/log-relay-sinks.js';
+import type { LastChunks } from '../common/run-types.js';
 
 const { tollgateLogRelay } = proxySinks<LogRelaySinks>();
+
+/** At most this many chunks end a run's result (`ChunkLog.lastChunks`). */
+export const LAST_CHUNKS_MAX = 128;
+/** At most this many characters of chunks' JSON end a run's result. */
+export const LAST_CHUNKS_MAX_BYTES = 32 * 1024;
 
 function replaying(): boolean {
   return workflowInfo().unsafe.isReplayingHistoryEvents;
@@ -82,6 +88,22 @@ export class ChunkLog {
         ? { previousExecution: this.previousExecution }
         : {}),
     };
+  }
+
+  /**
+   * The end of the log for the run's result: as many of its last chunks as fit in
+   * `LAST_CHUNKS_MAX` chunks and `LAST_CHUNKS_MAX_BYTES` characters of JSON. A reader whose offset
+   * is among them needs no query; one further back queries as before.
+   */
+  lastChunks(): LastChunks {
+    let start = this.chunks.length;
+    let bytes = 0;
+    while (start > 0 && this.chunks.length - start < LAST_CHUNKS_MAX) {
+      bytes += JSON.stringify(this.chunks[start - 1]).length;
+      if (bytes > LAST_CHUNKS_MAX_BYTES) break;
+      start--;
+    }
+    return { offset: this.base + start, chunks: this.chunks.slice(start) };
   }
 
   /** Offset the next chunk of the run's log gets. */

@@ -14,6 +14,7 @@ import {
   type Tool,
   type ToolExecutionContext,
 } from '../../src/index.js';
+import { chunksQuery } from '../../src/common/messages.js';
 import type { RunInput } from '../../src/common/run-types.js';
 import type { AgentStream } from '../../src/stream/agent-stream.js';
 import {
@@ -196,6 +197,18 @@ export async function chunksOf(stream: AgentStream): Promise<Chunk[]> {
   const chunks: Chunk[] = [];
   for await (const chunk of stream.fullStream) chunks.push(chunk);
   return chunks;
+}
+
+/** Run `runId`'s whole log, read by the chunk query (a closed run's replays it on a worker). */
+export async function logByQueries(client: Client, runId: string): Promise<Chunk[]> {
+  const chunks: Chunk[] = [];
+  for (;;) {
+    const slice = await client.workflow
+      .getHandle(runId)
+      .query(chunksQuery, { offset: chunks.length });
+    chunks.push(...slice.chunks);
+    if (slice.chunks.length === 0 || chunks.length >= slice.total) return chunks;
+  }
 }
 
 export function typesOf(chunks: Chunk[]): string[] {

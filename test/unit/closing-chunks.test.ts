@@ -1,0 +1,110 @@
+import { describe, expect, it } from '@jest/globals';
+import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { makeChunk, type Chunk } from '../../src/common/chunks.js';
+import type { RunResult } from '../../src/common/run-types.js';
+import { chunksAtClose } from '../../src/temporal-client/closing-chunks.js';
+import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
+import { ChunkLog, LAST_CHUNKS_MAX, LAST_CHUNKS_MAX_BYTES } from '../../src/workflows/chunk-log.js';
+
+const RUN = 'run-1';
+const text = (n: number, size = 10) => makeChunk(RUN, 'text-delta', { text: `${n}`.padEnd(size) });
+const finish = makeChunk(RUN, 'finish', {
+  finishReason: 'stop',
+  usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+});
+
+/** A log of `chunks` after a continue-as-new at `base` (no chunk is relayed: nothing emits). */
+function logOf(chunks: Chunk[], base = 0): ChunkLog {
+  const log = new ChunkLog(RUN);
+  log.base = base;
+  log.chunks.push(...chunks);
+  return log;
+}
+
+/** A client that never connects: `chunksAtClose` only decodes with its data converter. */
+const client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+
+function completedWith(result: unknown): HistoryEvent {
+  return temporal.api.history.v1.HistoryEvent.fromObject({
+    workflowExecutionCompletedEventAttributes: {
+      result: { payloads: [defaultPayloadConverter.toPayload(result)] },
+    },
+  });
+}
+
+describe('the end of a run log in its result (pure)', () => {
+  it('holds the whole of a short log, at offsets of the whole log', () => {
+    const chunks = [text(1), text(2), finish];
+    expect(logOf(chunks).lastChunks()).toEqual({ offset: 0, chunks });
+    expect(logOf(chunks, 40).lastChunks()).toEqual({ offset: 40, chunks });
+  });
+
+  it('holds only the last chunks of a long log, within the count and size bounds', () => {
+    const many = logOf([...Array.from({ length: 300 }, (_, n) => text(n)), finish]);
+    const byCount = many.lastChunks();
+    expect(byCount.chunks).toHaveLength(LAST_CHUNKS_MAX);
+    expect(byCount.offset).toBe(301 - LAST_CHUNKS_MAX);
+    expect(byCount.chunks.at(-1)).toEqual(finish);
+
+    const large = logOf([...Array.from({ length: 10 }, (_, n) => text(n, 8_000)), finish]);
+    const bySize = large.lastChunks();
+    expect(JSON.stringify(bySize.chunks).length).toBeLessThanOrEqual(LAST_CHUNKS_MAX_BYTES);
+    expect(bySize.chunks.length).toBeGreaterThan(1);
+    expect(bySize.chunks.length).toBeLessThan(11);
+    expect(bySize.offset + bySize.chunks.length).toBe(11);
+  });
+
+  it('holds nothing rather than one chunk over the size bound', () => {
+    const huge = makeChunk(RUN, 'text-delta', { text: 'x'.repeat(LAST_CHUNKS_MAX_BYTES) });
+    expect(logOf([huge]).lastChunks()).toEqual({ offset: 1, chunks: [] });
+  });
+});
+
+describe('reading the end of a log from a close event (pure)', () => {
+  const result = (lastChunks?: RunResult['lastChunks']): RunResult => ({
+    finishReason: 'stop',
+    text: '',
+    steps: 1,
+    usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+    ...(lastChunks ? { lastChunks } : {}),
+  });
+  const chunks = [text(5), text(6), finish];
+  const close = completedWith(result({ offset: 5, chunks }));
+
+  it('answers a reader at or after the chunks begin, through the end', async () => {
+    expect(await chunksAtClose(client, RUN, close, 5)).toEqual({
+      chunks,
+      offset: 5,
+      total: 8,
+      closed: true,
+    });
+    expect(await chunksAtClose(client, RUN, close, 7)).toEqual({
+      chunks: [finish],
+      offset: 7,
+      total: 8,
+      closed: true,
+    });
+    expect(await chunksAtClose(client, RUN, close, 8)).toMatchObject({ chunks: [], closed: true });
+  });
+
+  it('leaves to the query a reader before them or past the end, and closes without them', async () => {
+    expect(await chunksAtClose(client, RUN, close, 4)).toBeUndefined();
+    expect(await chunksAtClose(client, RUN, close, 9)).toBeUndefined();
+    // A run from before the chunks were carried, a sub-agent's run, a malformed result.
+    expect(await chunksAtClose(client, RUN, completedWith(result()), 0)).toBeUndefined();
+    const malformed = completedWith({ lastChunks: { offset: 'x', chunks: 3 } });
+    expect(await chunksAtClose(client, RUN, malformed, 0)).toBeUndefined();
+    const terminated = temporal.api.history.v1.HistoryEvent.fromObject({
+      workflowExecutionTerminatedEventAttributes: { reason: 'ops' },
+    });
+    expect(await chunksAtClose(client, RUN, terminated, 0)).toBeUndefined();
+    const garbage = temporal.api.history.v1.HistoryEvent.fromObject({
+      workflowExecutionCompletedEventAttributes: {
+        result: { payloads: [{ metadata: { encoding: Buffer.from('binary/x') }, data: [1] }] },
+      },
+    });
+    expect(await chunksAtClose(client, RUN, garbage, 0)).toBeUndefined();
+  });
+});
