@@ -43,6 +43,8 @@ import { requestOnlyTightens, withRequestRules } from './request-rules.js';
 import { toolNamingOfNewRun } from './tool-keys-patch.js';
 import { withToolIds } from './tool-naming.js';
 import { ModelSteps } from './stretches.js';
+import { withLastChunks } from './chunk-log.js';
+import { jsonBytes } from '../common/continued-run.js';
 import { installForkPoints, type StepMarks } from './fork-points.js';
 import { recordFork, settleForkCalls } from './fork-start.js';
 import { BudgetGate } from './budget-gate.js';
@@ -96,7 +98,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       recalled = messages.length;
     }
     const carry = { recalled, toolNaming };
-    const result = await runSteps({ state, input, manifest, patches }, carry, marks);
+    const { result, stepBytes } = await runSteps({ state, input, manifest, patches }, carry, marks);
     if (thread) {
       // After a compaction: the compacted conversation, less the recalled messages it kept.
       await appendThread(thread, {
@@ -108,7 +110,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
     await decidedNoticesSettled(state);
     // A sub-agent's result goes into its parent's history: the parent reads only its text.
-    return input.parent ? result : { ...result, lastChunks: state.log.lastChunks() };
+    return input.parent ? result : withLastChunks(result, state.log, stepBytes);
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
     if (error instanceof ContinueAsNew) throw error;
@@ -129,7 +131,7 @@ async function runSteps(
   /** `recalled` is updated when a compaction changes the conversation. */
   carry: { recalled: number; toolNaming: ToolNaming },
   marks: StepMarks,
-): Promise<RunResult> {
+): Promise<{ result: RunResult; stepBytes: number }> {
   const { state, input, manifest } = context;
   // A fork numbers its steps on from the original's and gets its own budget of steps.
   const forkedAt = input.fork?.step ?? 0;
@@ -217,12 +219,14 @@ async function runSteps(
       });
     }
   }
-  return {
+  const result = {
     finishReason: finishReason ?? last?.finishReason ?? 'stop',
     text: lastText.join(''),
     steps: step,
     usage: state.usage,
   };
+  // The last step's output was a payload the server accepted: the result may grow to its size.
+  return { result, stepBytes: last ? jsonBytes(last) : 0 };
 }
 
 /** The code a run's failure is known by: its own Tollgate code, or `RUN_FAILED`. */

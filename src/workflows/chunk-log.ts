@@ -7,14 +7,34 @@ import {
   type ChunkType,
 } from '../common/chunks.js';
 import type { LogRelaySinks } from '../common/log-relay-sinks.js';
-import type { LastChunks } from '../common/run-types.js';
+import { jsonBytes } from '../common/continued-run.js';
+import type { LastChunks, RunResult } from '../common/run-types.js';
 
 const { tollgateLogRelay } = proxySinks<LogRelaySinks>();
 
 /** At most this many chunks end a run's result (`ChunkLog.lastChunks`). */
 export const LAST_CHUNKS_MAX = 128;
-/** At most this many characters of chunks' JSON end a run's result. */
+/** At most this many bytes of chunks' JSON end a run's result. */
 export const LAST_CHUNKS_MAX_BYTES = 32 * 1024;
+/**
+ * A result of this many bytes fits any server Tollgate runs on (`limit.blobSize.error` of 64 KiB
+ * and up; Temporal's default is 2 MiB), however small the run's last model step was.
+ */
+export const RESULT_FLOOR_BYTES = 16 * 1024;
+/** What `lastChunks` adds around its chunks: `,"lastChunks":{"offset":…,"chunks":[…]}`. */
+const WRAPPER_BYTES = 64;
+
+/**
+ * `result` with the end of the run's log (`RunResult.lastChunks`), as much of it as fits in room
+ * that cannot take the result over the server's payload limit: the whole result stays within the
+ * bytes of the run's last model step output (`acceptedBytes`, a payload the server took from this
+ * run), or `RESULT_FLOOR_BYTES`, whichever is more. A result with no room is returned as it is.
+ */
+export function withLastChunks(result: RunResult, log: ChunkLog, acceptedBytes: number): RunResult {
+  const allowed = Math.max(acceptedBytes, RESULT_FLOOR_BYTES) - jsonBytes(result) - WRAPPER_BYTES;
+  const room = Math.min(LAST_CHUNKS_MAX_BYTES, allowed);
+  return room > 0 ? { ...result, lastChunks: log.lastChunks(room) } : result;
+}
 
 function replaying(): boolean {
   return workflowInfo().unsafe.isReplayingHistoryEvents;
@@ -92,15 +112,16 @@ export class ChunkLog {
 
   /**
    * The end of the log for the run's result: as many of its last chunks as fit in
-   * `LAST_CHUNKS_MAX` chunks and `LAST_CHUNKS_MAX_BYTES` characters of JSON. A reader whose offset
-   * is among them needs no query; one further back queries as before.
+   * `LAST_CHUNKS_MAX` chunks and `maxBytes` bytes of JSON. A reader whose offset is among them
+   * needs no query; one further back queries as before.
    */
-  lastChunks(): LastChunks {
+  lastChunks(maxBytes: number): LastChunks {
     let start = this.chunks.length;
     let bytes = 0;
     while (start > 0 && this.chunks.length - start < LAST_CHUNKS_MAX) {
-      bytes += JSON.stringify(this.chunks[start - 1]).length;
-      if (bytes > LAST_CHUNKS_MAX_BYTES) break;
+      // Each chunk and the comma before it.
+      bytes += jsonBytes(this.chunks[start - 1]!) + 1;
+      if (bytes > maxBytes) break;
       start--;
     }
     return { offset: this.base + start, chunks: this.chunks.slice(start) };
