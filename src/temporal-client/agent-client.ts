@@ -110,13 +110,21 @@ export class AgentClient {
   }
 
   async declineToolCall(options: Omit<DecisionOptions, 'fingerprint'>): Promise<AgentStream> {
-    return this.decide('decline', checkDecision(options, 'declineToolCall'), 'each-change');
+    return this.decline(options, 'each-change');
+  }
+
+  private async decline(options: Omit<DecisionOptions, 'fingerprint'>, reading: LogReading) {
+    return this.decide('decline', checkDecision(options, 'declineToolCall'), reading);
   }
 
   /** Resumes a call parked by its tool's `suspend()`; the tool runs again with `resumeData`. */
   async resumeStream(resumeData: JsonValue, options: ResumeOptions): Promise<AgentStream> {
+    return this.resume(resumeData, options, 'each-change');
+  }
+
+  private async resume(resumeData: JsonValue, options: ResumeOptions, reading: LogReading) {
     const checked = { ...checkDecision(options, 'resumeStream'), resumeData };
-    return this.decide('resume', checked, 'each-change');
+    return this.decide('resume', checked, reading);
   }
 
   async approveToolCallGenerate(options: ApproveOptions): Promise<AgentOutput> {
@@ -126,8 +134,7 @@ export class AgentClient {
   async declineToolCallGenerate(
     options: Omit<DecisionOptions, 'fingerprint'>,
   ): Promise<AgentOutput> {
-    const checked = checkDecision(options, 'declineToolCall');
-    return collectOutput(await this.decide('decline', checked, 'at-ends'));
+    return collectOutput(await this.decline(options, 'at-ends'));
   }
 
   /**
@@ -152,8 +159,7 @@ export class AgentClient {
   }
 
   async resumeGenerate(resumeData: JsonValue, options: ResumeOptions): Promise<AgentOutput> {
-    const checked = { ...checkDecision(options, 'resumeStream'), resumeData };
-    return collectOutput(await this.decide('resume', checked, 'at-ends'));
+    return collectOutput(await this.resume(resumeData, options, 'at-ends'));
   }
 
   /** Replays a run's chunks from `offset` (default 0) until its next finish, from any process. */
