@@ -2,7 +2,7 @@
  * `generate()` from a process that hosts no worker (an API server apart from its workers): it
  * reads the run's log where the run may have reached a `finish`, not after every workflow task,
  * so parking a run costs one query instead of about three; releasing it costs none, for the
- * completed run's result carries the log's end (`chunksAtClose`), where a query would replay the
+ * completed run's result carries the log's end (`carriedChunks`), where a query would replay the
  * closed run on a worker.
  */
 import { fileURLToPath } from 'node:url';

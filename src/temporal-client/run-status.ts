@@ -54,7 +54,7 @@ export async function runStatus(
       return { runId, state: 'running', pending };
     }
     if (closed !== 'completed') return { runId, state: closed, pending: [] };
-    // The log's end the result carries is for streams (`chunksAtClose`), not for this answer.
+    // The log's end the result carries is for streams (`carriedChunks`), not for this answer.
     const { lastChunks: _forStreams, ...result } = (await handle.result()) as RunResult;
     return { runId, state: closed, pending: [], result };
   } catch (error) {

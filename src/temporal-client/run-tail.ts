@@ -1,9 +1,10 @@
 import type { Client } from '@temporalio/client';
 import { makeChunk } from '../common/chunks.js';
 import { TollgateError } from '../common/errors.js';
+import type { LastChunks } from '../common/run-types.js';
 import type { StreamItem } from '../stream/stream-items.js';
 import { ChangeSignal } from './change-signal.js';
-import { chunksAtClose } from './closing-chunks.js';
+import { carriedChunks, carriedFrom } from './closing-chunks.js';
 import { mayHaveFinished, type LogReading } from './finish-points.js';
 import { readLogPatiently, type LogRead } from './chunk-log.js';
 import { IDLE_READ_MS, MAX_IDLE_READ_MS, watchHistory } from './history-watch.js';
@@ -16,7 +17,7 @@ import { closedWithoutFinish, endedFromOutside, type HistoryEvent } from './run-
  * in-process live deltas fill the gap while a model step streams. Where this process's worker
  * ran the run's latest workflow tasks, their chunks come from it (`RelayedLog`) once history shows
  * those tasks completed, and no query is sent; a completed run's result may carry the log's end
- * (`chunksAtClose`), which then needs no query either. Live deltas claim no offset:
+ * (`carriedChunks`), which then needs no query either. Live deltas claim no offset:
  * the log's chunks follow them and the stream's reader confirms or withdraws them
  * (`LiveTextMerge`). A run closed without a `finish` in its log (terminated, timed out or
  * cancelled from outside) ends the tail with an `error` chunk naming how it ended. With `reading`
@@ -39,6 +40,8 @@ export async function* tailRun(
   const stop = () => watcher.abort();
   lifetime.addEventListener('abort', stop);
   let closeEvent: HistoryEvent | undefined;
+  /** The log's end the completed run's result carries, once the tail has read its close. */
+  let carried: Promise<LastChunks | undefined> | undefined;
   const { relayed } = live;
   const watching = watchHistory(client, runId, watcher.signal, (events) => {
     // The log changes only when a workflow task completes: activity and task-scheduling events
@@ -89,8 +92,9 @@ export async function* tailRun(
       try {
         const held = readLog ? relayed.read(next) : undefined;
         // A completed run's result may carry the log's end: no query, which would replay the run.
-        const closing =
-          !held && closedBy ? await chunksAtClose(client, runId, closedBy, next) : undefined;
+        // Decoded once; a long log read by queries may reach those chunks several reads later.
+        carried ??= closedBy && carriedChunks(client, runId, closedBy);
+        const closing = !held && carried ? carriedFrom(await carried, next) : undefined;
         // While a workflow task is pending, a query would only wait for its end, which wakes the
         // tail anyway. The idle read still queries; once the run has closed, none is pending.
         const waitForTask = !idleRead && relayed.workflowTaskPending;

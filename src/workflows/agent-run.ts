@@ -98,7 +98,7 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
       recalled = messages.length;
     }
     const carry = { recalled, toolNaming };
-    const { result, stepBytes } = await runSteps({ state, input, manifest, patches }, carry, marks);
+    const { result, last } = await runSteps({ state, input, manifest, patches }, carry, marks);
     if (thread) {
       // After a compaction: the compacted conversation, less the recalled messages it kept.
       await appendThread(thread, {
@@ -110,7 +110,9 @@ export async function agentRun(started: RunInput): Promise<RunResult> {
     if (askPatch(patches, HANDLERS_FINISHED_PATCH)) await condition(allHandlersFinished);
     await decidedNoticesSettled(state);
     // A sub-agent's result goes into its parent's history: the parent reads only its text.
-    return input.parent ? result : withLastChunks(result, state.log, stepBytes);
+    if (input.parent) return result;
+    // The last step's output was a payload the server accepted: the result may grow to its size.
+    return withLastChunks(result, state.log, last ? jsonBytes(last) : 0);
   } catch (error) {
     // Continuing as new is no failure: the next execution goes on with the same log.
     if (error instanceof ContinueAsNew) throw error;
@@ -131,7 +133,7 @@ async function runSteps(
   /** `recalled` is updated when a compaction changes the conversation. */
   carry: { recalled: number; toolNaming: ToolNaming },
   marks: StepMarks,
-): Promise<{ result: RunResult; stepBytes: number }> {
+): Promise<{ result: RunResult; last: ModelStepOutput | undefined }> {
   const { state, input, manifest } = context;
   // A fork numbers its steps on from the original's and gets its own budget of steps.
   const forkedAt = input.fork?.step ?? 0;
@@ -225,8 +227,7 @@ async function runSteps(
     steps: step,
     usage: state.usage,
   };
-  // The last step's output was a payload the server accepted: the result may grow to its size.
-  return { result, stepBytes: last ? jsonBytes(last) : 0 };
+  return { result, last };
 }
 
 /** The code a run's failure is known by: its own Tollgate code, or `RUN_FAILED`. */

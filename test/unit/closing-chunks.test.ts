@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { makeChunk, type Chunk } from '../../src/common/chunks.js';
 import type { RunResult } from '../../src/common/run-types.js';
-import { chunksAtClose } from '../../src/temporal-client/closing-chunks.js';
+import { carriedChunks, carriedFrom } from '../../src/temporal-client/closing-chunks.js';
 import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
 import {
   ChunkLog,
@@ -29,8 +29,12 @@ function logOf(chunks: Chunk[], base = 0): ChunkLog {
   return log;
 }
 
-/** A client that never connects: `chunksAtClose` only decodes with its data converter. */
+/** A client that never connects: `carriedChunks` only decodes with its data converter. */
 const client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
+
+/** What a tail that read `close` takes from it at `offset`. */
+const chunksAtClose = async (via: Client, runId: string, close: HistoryEvent, offset: number) =>
+  carriedFrom(await carriedChunks(via, runId, close), offset);
 
 function completedWith(result: unknown): HistoryEvent {
   return temporal.api.history.v1.HistoryEvent.fromObject({
