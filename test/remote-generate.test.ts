@@ -91,4 +91,21 @@ describe('generate() from a process without the worker', () => {
     );
     expect(await released.text).toBe('Done.');
   });
+
+  // Last: it stops the worker.
+  it('reads a completed run to its end from its result while no worker runs', async () => {
+    const agent = tollgate.getAgent(LOAD_AGENT_ID);
+    const runId = uniqueId('remote-no-worker');
+    await agent.generate(loadPrompt('c'), { runId });
+    expect(await agent.approveToolCallGenerate({ runId })).toMatchObject({ text: 'Done.' });
+    expect(await worker.stop('SIGTERM', 20_000)).toBeTruthy();
+    const before = queries();
+    // Without the chunks in the result, these reads would be queries no worker answers.
+    const parked = await chunksOf(await agent.observe({ runId }));
+    expect(parked.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+    const released = await chunksOf(await agent.observe({ runId, offset: parked.length }));
+    expect(typesOf(released)).toEqual(expect.arrayContaining(['tool-result', 'text-delta']));
+    expect(released.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'stop' } });
+    expect(queries() - before).toBe(0);
+  });
 });
