@@ -3,15 +3,13 @@
  * limits are 64 KiB and 1 MiB (instead of 2 MiB and 50 MiB), so a long conversation meets them
  * in a few runs.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Agent, Tollgate } from '../src/index.js';
 import { jsonByteLength } from '../src/common/thread-retention.js';
 import { THREAD_MESSAGES, threadWorkflowId } from '../src/common/wire.js';
-import { startDevServer, type DevServer } from '../src/devserver/index.js';
+import type { DevServer } from '../src/devserver/index.js';
+import { ownDevServer } from './support/own-dev-server.js';
 import type { JsonValue } from '../src/common/json.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { uniqueId, uniqueQueue } from './support/harness.js';
@@ -36,17 +34,12 @@ describe('memory threads at the payload and history limits', () => {
   const agent = new Agent({ id: 'recall-agent', model: recallModel, memory: { lastMessages: 40 } });
 
   beforeAll(async () => {
-    const dbFile = join(await mkdtemp(join(tmpdir(), 'tollgate-limits-')), 'dev-server.db');
-    server = await startDevServer({
-      cliPath: process.env.TEMPORAL_CLI,
-      dbFile,
-      dynamicConfig: {
-        'limit.blobSize.error': PAYLOAD_LIMIT,
-        'limit.blobSize.warn': PAYLOAD_LIMIT / 2,
-        'limit.historySize.error': 1024 * 1024,
-        'limit.historySize.warn': 512 * 1024,
-        'limit.historySize.suggestContinueAsNew': 48 * 1024,
-      },
+    server = await ownDevServer('limits', {
+      'limit.blobSize.error': PAYLOAD_LIMIT,
+      'limit.blobSize.warn': PAYLOAD_LIMIT / 2,
+      'limit.historySize.error': 1024 * 1024,
+      'limit.historySize.warn': 512 * 1024,
+      'limit.historySize.suggestContinueAsNew': 48 * 1024,
     });
     tollgate = new Tollgate({
       agents: { agent },

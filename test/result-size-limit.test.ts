@@ -5,14 +5,12 @@
  * The log's last 32 KB of chunks on top of the answer would not fit: the run's completion
  * would be refused on every attempt and the run would never finish.
  */
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, Tollgate } from '../src/index.js';
 import { jsonBytes } from '../src/common/continued-run.js';
 import type { RunResult } from '../src/common/run-types.js';
-import { startDevServer, type DevServer } from '../src/devserver/index.js';
+import type { DevServer } from '../src/devserver/index.js';
+import { ownDevServer } from './support/own-dev-server.js';
 import { scriptedModel } from '../src/testing/index.js';
 import { logByQueries, uniqueQueue } from './support/harness.js';
 import { within } from '../bench/support/concurrency.js';
@@ -34,14 +32,9 @@ describe('the log end in a result at a 64 KiB payload limit', () => {
   });
 
   beforeAll(async () => {
-    const dbFile = join(await mkdtemp(join(tmpdir(), 'tollgate-result-limit-')), 'dev-server.db');
-    server = await startDevServer({
-      cliPath: process.env.TEMPORAL_CLI,
-      dbFile,
-      dynamicConfig: {
-        'limit.blobSize.error': PAYLOAD_LIMIT,
-        'limit.blobSize.warn': PAYLOAD_LIMIT / 2,
-      },
+    server = await ownDevServer('result-limit', {
+      'limit.blobSize.error': PAYLOAD_LIMIT,
+      'limit.blobSize.warn': PAYLOAD_LIMIT / 2,
     });
     tollgate = new Tollgate({
       agents: { agent },
