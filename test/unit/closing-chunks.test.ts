@@ -6,8 +6,8 @@ import { makeChunk, type Chunk } from '../../src/common/chunks.js';
 import type { RunResult } from '../../src/common/run-types.js';
 import { carriedChunks, carriedFrom } from '../../src/temporal-client/closing-chunks.js';
 import type { HistoryEvent } from '../../src/temporal-client/run-ending.js';
+import { chunkLogOf } from '../support/chunk-log-of.js';
 import {
-  ChunkLog,
   LAST_CHUNKS_MAX,
   LAST_CHUNKS_MAX_BYTES,
   RESULT_FLOOR_BYTES,
@@ -21,13 +21,7 @@ const finish = makeChunk(RUN, 'finish', {
   usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
 });
 
-/** A log of `chunks` after a continue-as-new at `base` (no chunk is relayed: nothing emits). */
-function logOf(chunks: Chunk[], base = 0): ChunkLog {
-  const log = new ChunkLog(RUN);
-  log.base = base;
-  log.chunks.push(...chunks);
-  return log;
-}
+const logOf = (chunks: Chunk[], base = 0) => chunkLogOf(RUN, chunks, base);
 
 /** A client that never connects: `carriedChunks` only decodes with its data converter. */
 const client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
