@@ -62,6 +62,12 @@ const options = parseIntOptions('load', process.argv.slice(2), {
     max: 1,
     help: "1: runs start with patchMarkers: 'one' (docs/workflow-changes.md)",
   },
+  'follow-update': {
+    default: 0,
+    min: 0,
+    max: 1,
+    help: "1: the client follows releases with follow: 'update' (docs/streams.md)",
+  },
 });
 
 /**
@@ -277,6 +283,7 @@ async function main(): Promise<void> {
     const tollgate = new Tollgate({
       temporal: { address: server.address, namespace: server.namespace, taskQueue: tollgateQueue },
       patchMarkers: options['one-marker'] === 1 ? 'one' : 'each',
+      follow: options['follow-update'] === 1 ? 'update' : 'history',
     });
     onCleanup('shutting the Tollgate client down', () => tollgate.shutdown());
     const agent = tollgate.getAgent(LOAD_AGENT_ID);
@@ -377,7 +384,8 @@ async function main(): Promise<void> {
       ...facts.map((fact) => `environment: ${fact}`),
       `settings: N=${n} runs, concurrency ${options.concurrency}, one worker process per side with maxCachedWorkflows ${options.cache} ` +
         `(Temporal's default here would be ${temporalDefault}, from a ${heapMiB.toFixed(0)} MiB heap limit); ` +
-        `patchMarkers: ${options['one-marker'] === 1 ? 'one' : 'each'}`,
+        `patchMarkers: ${options['one-marker'] === 1 ? 'one' : 'each'}, ` +
+        `follow: ${options['follow-update'] === 1 ? 'update' : 'history'}`,
       ...stoppedEarly.map(
         (p) =>
           `STOPPED EARLY (--seconds ${options.seconds}): ${p.name} launched ${p.attempted} of ${p.planned} runs; its figures are for those`,

@@ -58,6 +58,15 @@ export interface TollgateOptions {
    * release or a later one: an older worker cannot replay such a run.
    */
   patchMarkers?: 'each' | 'one';
+  /**
+   * How `approveToolCallGenerate()`, `declineToolCallGenerate()` and `resumeGenerate()` follow
+   * the run to its next `finish` (docs/streams.md "Following by update"): `'history'` (default)
+   * by long-polling its history, as every release before; `'update'` by asking the run with one
+   * update that it answers with the chunks (fewer calls, less CPU on client and server), reading
+   * history only where the run does not answer. Set `'update'` only once every worker of the task
+   * queue runs this release or a later one: an older worker cannot replay a run that took one.
+   */
+  follow?: 'history' | 'update';
 }
 
 /** Options of `Tollgate.getAgent`. */
@@ -72,11 +81,14 @@ export interface GetAgentOptions {
   identity?: DecidedBy;
 }
 
-/** `patchMarkers`, checked: anything but `'each'` or `'one'` is `INVALID_OPTIONS`. */
-export function checkPatchMarkers(value: unknown): 'each' | 'one' {
-  if (value === undefined || value === 'each' || value === 'one') return value ?? 'each';
-  throw new TollgateError(
-    'INVALID_OPTIONS',
-    `patchMarkers must be 'each' or 'one', not ${JSON.stringify(value) ?? String(value)}.`,
-  );
+/**
+ * A choice among `allowed` strings, checked: undefined is the first (the default), anything else
+ * not among them is `INVALID_OPTIONS` naming the option.
+ */
+export function checkChoice<T extends string>(option: string, value: unknown, allowed: T[]): T {
+  if (value === undefined) return allowed[0]!;
+  if (allowed.includes(value as T)) return value as T;
+  const choices = allowed.map((choice) => `'${choice}'`).join(' or ');
+  const given = JSON.stringify(value) ?? String(value);
+  throw new TollgateError('INVALID_OPTIONS', `${option} must be ${choices}, not ${given}.`);
 }

@@ -14,7 +14,7 @@ import { openLiveTransport } from './live/live-options.js';
 import type { LiveDeltaTransport } from './live/live-transport.js';
 import { stopWorkers, workerStoppedByItself, type RunningWorker } from './running-worker.js';
 import type { GetAgentOptions, TollgateOptions } from './runtime-options.js';
-import { checkPatchMarkers } from './runtime-options.js';
+import { checkChoice } from './runtime-options.js';
 import type { Tracing } from './telemetry/tracing.js';
 import { TemporalConnections } from './temporal-connections.js';
 import { AgentClient } from './temporal-client/agent-client.js';
@@ -77,7 +77,8 @@ export class Tollgate {
     this.workerSettings = checkWorkerSettings(options.worker);
     this.decisionSettings = checkDecisionSettings(options.decisions);
     this.channels = options.channels ? checkChannels(options.channels) : undefined;
-    checkPatchMarkers(options.patchMarkers);
+    checkChoice('patchMarkers', options.patchMarkers, ['each', 'one']);
+    checkChoice('follow', options.follow, ['history', 'update']);
     const seenWithin = this.decisionSettings.workerSeenWithinMs;
     this.workers = new WorkerAvailability(seenWithin);
     this.address = options.temporal?.address ?? process.env.TEMPORAL_ADDRESS ?? DEFAULT_ADDRESS;
@@ -226,6 +227,7 @@ export class Tollgate {
         workers: this.workers,
         runs: this.runFacts,
         oneMarker: this.options.patchMarkers === 'one',
+        follow: this.options.follow,
         describesLocally: (id) => this.agents.doesLocalWork(id),
       },
       scope,

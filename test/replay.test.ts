@@ -88,6 +88,10 @@ const EXPECTED: Record<string, Expected> = {
   'run-grant-after-continue-as-new': { type: 'agentRun', ends: 'COMPLETED' },
   // Approved by update; the run rewrites the call's Slack message (a decided notice).
   'slack-decided-elsewhere': { type: 'agentRun', ends: 'COMPLETED', updates: 1 },
+  // A follower (update) answered by the run's last finish, and the approval.
+  'followed-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
+  // A follower answered by the continue-as-new, and the approval.
+  'followed-continued-as-new': { type: 'agentRun', ends: 'CONTINUED_AS_NEW', updates: 2 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
@@ -99,6 +103,8 @@ const FIRST_RECORDED_IN: Record<string, number> = {
   'run-grant-continued-as-new': 8,
   'run-grant-after-continue-as-new': 8,
   'slack-decided-elsewhere': 8,
+  'followed-approved': 10,
+  'followed-continued-as-new': 10,
 };
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */

@@ -36,6 +36,7 @@ import {
   BUDGET_COUNTER_UPDATES,
   CHILD_STATUS_SIGNAL,
   DIRECTORY_UPDATES,
+  FOLLOW_UPDATE,
   GRANTS_UPDATES,
   LIVE_POLICY_UPDATES,
   MCP_PINS_UPDATES,
@@ -87,6 +88,12 @@ export const pendingToolCallsQuery = defineQuery<PendingToolCall[]>(QUERIES.pend
 
 /** A run's audit trail (SPEC §10). */
 export const auditQuery = defineQuery<AuditEntry[]>(QUERIES.audit);
+
+/**
+ * A run's log from `offset`, answered once the log holds a `finish` at or after it (or the run lets
+ * its followers go before a continue-as-new): docs/streams.md "Following by update".
+ */
+export const followUpdate = defineUpdate<ChunkSlice, [{ offset: number }]>(FOLLOW_UPDATE);
 
 /** A sub-agent's run reports what it waits on to its parent run. */
 export const childStatusSignal = defineSignal<[ChildStatus]>(CHILD_STATUS_SIGNAL);

@@ -89,6 +89,12 @@ export const THREAD_MESSAGES = {
 export const AUTO_RESUME_UPDATE = 'tollgate.autoResume';
 
 /**
+ * Internal update of a run: answers, once the run's log holds a `finish` at or after the offset it
+ * names, the log from there (`FollowAnswer`); sent by clients with `follow: 'update'`.
+ */
+export const FOLLOW_UPDATE = 'tollgate.follow';
+
+/**
  * Workflow id of a memory thread: `tollgate-thread/<agent>/<resource>/<thread>`, each part with
  * `%` and `/` percent-encoded so no two (agent, resource, thread) share an id. Parts without
  * those characters are kept as they are, so their threads keep the id they always had.

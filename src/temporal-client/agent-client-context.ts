@@ -29,6 +29,8 @@ export interface AgentClientContext {
   describeAgent(agentId: string): Promise<AgentDescription>;
   /** The grants registry of the task queue, for approvals that give a grant. */
   grants: GrantRegistry;
+  /** How a decision's `…Generate()` follows the run (`TollgateOptions.follow`); default `history`. */
+  follow?: 'history' | 'update';
   /** Runs started here record one patch marker (`TollgateOptions.patchMarkers: 'one'`). */
   oneMarker?: boolean;
   /** Whether this process hosts the agent and it does local work (`RunInput.describeLocally`). */

@@ -292,7 +292,7 @@ export class AgentClient {
       throw error;
     }
     const followed = { runId: options.runId, offset: applied.offset, live };
-    const stream = followRun(this.context, client, followed, reading);
+    const stream = followRun(this.context, client, followed, reading, true);
     if (release) stream.grantRelease = release;
     return stream;
   }

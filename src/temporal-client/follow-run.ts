@@ -7,22 +7,28 @@ import { callFailure } from './call-failure.js';
 import type { LogReading } from './finish-points.js';
 import type { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
+import { followByUpdate } from './follow-update.js';
 
 /**
  * The stream of run `runId` from `offset` until its next `finish`, read as `reading` says. A run
- * that ends other than waiting lets go of its live policy.
+ * that ends other than waiting lets go of its live policy. With `askRun`, a reader of the ends
+ * only (`at-ends`) of a runtime with `follow: 'update'` asks the run for them with one update.
  */
 export function followRun(
   context: AgentClientContext,
   client: Client,
   run: { runId: string; offset: number; live: LiveSubscription },
   reading: LogReading = 'each-change',
+  askRun = false,
 ): AgentStream {
   const { runId, offset, live } = run;
+  const { lifetime } = context;
+  const tail = (at: number) => tailRun(client, runId, at, live, lifetime, reading);
+  const byUpdate = askRun && reading === 'at-ends' && context.follow === 'update';
   const stream = new AgentStream(
     runId,
     offset,
-    tailRun(client, runId, offset, live, context.lifetime, reading),
+    byUpdate ? followByUpdate(client, run, lifetime, tail) : tail(offset),
     async () => latestPending(await queryPendingCalls(context, client, runId)),
   );
   stream.finishReason.then(

@@ -65,12 +65,17 @@ export class ChunkLog {
    * failed (`RelayedLog`).
    */
   relay: 'each-task' | 'at-close' = 'each-task';
+  /** Offset of the log's latest `finish` chunk in this execution; -1 before the first. */
+  lastFinish = -1;
+  /** The execution is about to continue as new: followers answer with what the log holds now. */
+  lettingGo = false;
 
   constructor(readonly runId: string) {}
 
   emit<T extends ChunkType>(type: T, payload: ChunkPayloads[T]): void {
     const chunk = makeChunk(this.runId, type, payload);
     this.chunks.push(chunk);
+    if (type === 'finish') this.lastFinish = this.nextOffset - 1;
     // Streams in the worker's process read it from there once the task completes, not by a query.
     // Not a command: replay neither calls the sink nor sees whether it was called.
     if (!replaying())

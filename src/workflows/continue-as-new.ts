@@ -71,6 +71,8 @@ export async function continueIfLong(boundary: StepBoundary): Promise<void> {
     info.historyLength >= limits.continueAfterEvents ||
     info.historySize >= limits.continueAfterBytes;
   if (!long || !isPatched(CONTINUE_AS_NEW_PATCH)) return;
+  // Followers answer with what the log holds and read on from history.
+  boundary.state.log.lettingGo = true;
   await condition(allHandlersFinished);
   const { state, input } = boundary;
   // Run grants go on with the run; runs from before let them end here, as they did.

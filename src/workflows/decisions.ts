@@ -16,6 +16,7 @@ import { installHandOff } from './hand-off.js';
 import { installRefusalNotes } from './refusal-notes.js';
 import { auditRefusedSignal } from './refused-signal.js';
 import { installLivePolicy } from './live-policy-run.js';
+import { installFollow } from './follow.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
 import { isPatched } from './patch-markers.js';
@@ -113,4 +114,5 @@ export function installHandlers(state: RunState): void {
   installHandOff(state);
   installMoveNotes(state);
   installLivePolicy(state);
+  installFollow(state.log);
 }

@@ -18,6 +18,7 @@ import {
 import { REASSIGN_SCENARIO } from './history-reassign-scenario.js';
 import { STRETCH_SCENARIO } from './history-stretch-scenario.js';
 import { GRANT_SCENARIOS } from './history-grants-scenarios.js';
+import { FOLLOW_SCENARIOS } from './history-follow-scenario.js';
 import { forgetExecutions, ranTimes, THREAD_HISTORY_LIMIT } from './history-agents.js';
 
 export type { Recording, Scenario };
@@ -61,6 +62,8 @@ function deleteScenario(
 }
 
 export const SCENARIOS: Scenario[] = [
+  // Recorded into generation 10 (no patch): followers answered by a finish and a continue-as-new.
+  ...FOLLOW_SCENARIOS,
   // From generation 8: run grants over waiting calls and across a continue-as-new.
   ...GRANT_SCENARIOS,
   // From generation 7: a local-mode run whose stretch ends at a gated call.
