@@ -54,6 +54,12 @@ const options = parseIntOptions('compare', argv, {
   samples: { default: 30, min: 3, max: 1000, help: 'approvals timed per figure' },
   runs: { default: 10, min: 1, max: 1000, help: 'timed runs of the per-step loops' },
   steps: { default: 10, min: 2, max: 100, help: 'model steps per run of the per-step loops' },
+  'follow-update': {
+    default: 0,
+    min: 0,
+    max: 1,
+    help: "1: Tollgate's runtimes follow runs with follow: 'update' (docs/streams.md)",
+  },
   'load-seconds': {
     default: 3600,
     min: 60,
@@ -149,6 +155,7 @@ async function measureParked(
   const args = [LOAD_SCRIPT, '--runs', String(options.parked)];
   args.push('--seconds', String(options['load-seconds']));
   if (!choice.external) args.push('--tuned', choice.tuned === false ? '0' : '1');
+  if (choice.follow === 'update') args.push('--follow-update', '1');
   const env = { ...process.env };
   if (choice.external)
     env.TOLLGATE_BENCH_SERVER = `${server.address} ${server.namespace} ${server.pid}`;
@@ -212,10 +219,11 @@ async function main(): Promise<void> {
     // Each server's figures as soon as they are known, without the peer's column yet.
     for (const line of compareTable([side], undefined).slice(1)) progress(line);
   };
-  if (external) await measure('external', { external });
+  const follow = options['follow-update'] === 1 ? 'update' : 'history';
+  if (external) await measure('external', { external, follow });
   else {
-    await measure('tuned', { tuned: true });
-    if (options.defaults === 1) await measure('Temporal defaults', { tuned: false });
+    await measure('tuned', { tuned: true, follow });
+    if (options.defaults === 1) await measure('Temporal defaults', { tuned: false, follow });
   }
   const peer = options.peer === 1 ? await measurePeer() : undefined;
   const { findTemporalCli } = await import('../src/index.js');
@@ -227,7 +235,7 @@ async function main(): Promise<void> {
       `machine load before: ${loadBefore}`,
       `machine load after:  ${machineLoad()}`,
       `per-step: median of ${options.runs} runs of ${options.steps} model steps (${options.steps - 1} tool calls, then text), per step, Tollgate's runs alternating with the floor's remote and same-work loops; ` +
-        `approvals: p50 of ${options.samples} sequential parked runs, each after a bare and a same-work gate; parked runs: ${options.parked || 'skipped'}`,
+        `approvals: p50 of ${options.samples} sequential parked runs, each after a bare and a same-work gate; parked runs: ${options.parked || 'skipped'}; follow: ${follow}`,
       '',
       ...compareTable(sides, peer),
       '',

@@ -31,6 +31,8 @@ export interface ServerChoice {
   external?: { address: string; namespace: string };
   /** Extra dynamic config values for the started dev server (e.g. a lower history limit). */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** The runtime's `follow` (docs/streams.md "Following by update"); default `history`. */
+  follow?: 'history' | 'update';
 }
 
 export interface BenchEnvironment {
@@ -60,6 +62,7 @@ export async function startEnvironment(
   const tollgate = new Tollgate({
     agents: Object.fromEntries(agents.map((agent) => [agent.id, agent])),
     temporal: { address: server.address, namespace: server.namespace, taskQueue },
+    ...(choice.follow ? { follow: choice.follow } : {}),
   });
   const close = async () => {
     try {

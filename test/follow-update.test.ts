@@ -14,9 +14,13 @@ import type { AgentOutput } from '../src/stream/agent-output.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import { MAX_WAITING_FOLLOWERS } from '../src/workflows/follow.js';
 import { recordCalls, type ClientCall } from '../bench/support/client-calls.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FOLLOW_ACCEPT_MS } from '../src/temporal-client/follow-update.js';
 import {
+  eventually,
   executionsOf,
   gatedTestAgent,
+  hostAgents,
   logByQueries,
   recordingTool,
   uniqueId,
@@ -110,6 +114,23 @@ describe("follow: 'update'", () => {
     expect(gated.executions.length - before).toBe(2);
   });
 
+  it('starts a run with its follower and parks it with no history read, with the output a history follower gets', async () => {
+    const from = calls.length;
+    const parkedByUpdate = await byUpdate.getAgent('follow-gated').generate('Delete it.');
+    expect(sent('executeMultiOperation', from)).toBe(1);
+    expect(sent('startWorkflowExecution', from)).toBe(0);
+    expect(sent('getWorkflowExecutionHistory', from)).toBe(0);
+    expect(parkedByUpdate.finishReason).toBe('suspended');
+    expect(parkedByUpdate.suspendPayload).toMatchObject({ args: { id: 'rec-1' } });
+    const reference = await byHistory.getAgent('follow-gated').generate('Delete it.');
+    expect(comparable(parkedByUpdate)).toEqual(comparable(reference));
+    // A taken run id is refused as before.
+    const taken = byUpdate.getAgent('follow-gated').generate('Again.', {
+      runId: parkedByUpdate.runId,
+    });
+    await expect(taken).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
   it('reads history on from where the run let its followers go before a continue-as-new', async () => {
     const runId = await parked(byUpdate, 'follow-long');
     const executions = await executionsOf(client, runId);
@@ -164,8 +185,40 @@ describe("follow: 'update'", () => {
     const accepted = history.events!.filter(
       (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
     );
-    // The four followers and the approval; neither refused one.
-    expect(accepted).toHaveLength(MAX_WAITING_FOLLOWERS + 1);
+    // The run's start's follower, the four and the approval; neither refused one.
+    expect(accepted).toHaveLength(MAX_WAITING_FOLLOWERS + 2);
+  });
+
+  it('follows a run started while no worker polls by history, once a worker takes it', async () => {
+    const awayQueue = uniqueQueue('follow-away');
+    const away = gatedTestAgent('follow-away');
+    const first = await hostAgents([away.agent], 'follow-away', awayQueue);
+    const front = new Tollgate({
+      temporal: { taskQueue: awayQueue },
+      decisions: { workerSeenWithin: 2000 },
+      follow: 'update',
+    });
+    let second: Tollgate | undefined;
+    try {
+      await first.shutdown();
+      await eventually(async () => expect((await front.workerPollers()).pollers).toBe(0), 30_000);
+      const began = performance.now();
+      const parking = front.getAgent('follow-away').generate('Delete it.');
+      await sleep(FOLLOW_ACCEPT_MS + 1_000);
+      second = await hostAgents([away.agent], 'follow-away', awayQueue);
+      const output = await parking;
+      expect(performance.now() - began).toBeGreaterThan(FOLLOW_ACCEPT_MS);
+      expect(output).toMatchObject({ finishReason: 'suspended' });
+      expect(away.executions).toHaveLength(0);
+      const released = await front.getAgent('follow-away').approveToolCallGenerate({
+        runId: output.runId,
+      });
+      expect(released).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+      expect(away.executions).toHaveLength(1);
+    } finally {
+      await front.shutdown();
+      await second?.shutdown();
+    }
   });
 
   it('refuses an unknown follow setting', () => {

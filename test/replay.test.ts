@@ -92,6 +92,8 @@ const EXPECTED: Record<string, Expected> = {
   'followed-approved': { type: 'agentRun', ends: 'COMPLETED', updates: 2 },
   // A follower answered by the continue-as-new, and the approval.
   'followed-continued-as-new': { type: 'agentRun', ends: 'CONTINUED_AS_NEW', updates: 2 },
+  // Started with a follower (update-with-start) that the park answered; approved; followed.
+  'followed-from-start': { type: 'agentRun', ends: 'COMPLETED', updates: 3 },
 };
 
 /** Scenarios added after the first generation: the generation that first recorded each. */
@@ -105,6 +107,7 @@ const FIRST_RECORDED_IN: Record<string, number> = {
   'slack-decided-elsewhere': 8,
   'followed-approved': 10,
   'followed-continued-as-new': 10,
+  'followed-from-start': 10,
 };
 
 /** The scenarios a generation holds: every scenario that existed when it was recorded. */

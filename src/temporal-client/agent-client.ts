@@ -90,8 +90,9 @@ export class AgentClient {
       const { runId, applied, live } = resumed;
       return followRun(this.context, client, { runId, offset: applied.offset, live }, reading);
     }
-    const started = await startRun(this.context, this.agentId, client, initial, opts, rights);
-    return followRun(this.context, client, { ...started, offset: 0 }, reading);
+    const launch = { rights, followed: reading === 'at-ends' };
+    const started = await startRun(this.context, this.agentId, client, initial, opts, launch);
+    return followRun(this.context, client, { ...started, offset: 0 }, reading, started.follower);
   }
 
   /** Starts a run and waits until it finishes or waits for a decision. */
@@ -292,7 +293,7 @@ export class AgentClient {
       throw error;
     }
     const followed = { runId: options.runId, offset: applied.offset, live };
-    const stream = followRun(this.context, client, followed, reading, true);
+    const stream = followRun(this.context, client, followed, reading, 'ask');
     if (release) stream.grantRelease = release;
     return stream;
   }

@@ -7,28 +7,28 @@ import { callFailure } from './call-failure.js';
 import type { LogReading } from './finish-points.js';
 import type { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
-import { followByUpdate } from './follow-update.js';
+import { followByUpdate, type Follower } from './follow-update.js';
 
 /**
  * The stream of run `runId` from `offset` until its next `finish`, read as `reading` says. A run
- * that ends other than waiting lets go of its live policy. With `askRun`, a reader of the ends
- * only (`at-ends`) of a runtime with `follow: 'update'` asks the run for them with one update.
+ * that ends other than waiting lets go of its live policy. With a `follower`, a reader of the ends
+ * only (`at-ends`) of a runtime with `follow: 'update'` gets them from the run with one update.
  */
 export function followRun(
   context: AgentClientContext,
   client: Client,
   run: { runId: string; offset: number; live: LiveSubscription },
   reading: LogReading = 'each-change',
-  askRun = false,
+  follower?: Follower,
 ): AgentStream {
   const { runId, offset, live } = run;
   const { lifetime } = context;
   const tail = (at: number) => tailRun(client, runId, at, live, lifetime, reading);
-  const byUpdate = askRun && reading === 'at-ends' && context.follow === 'update';
+  const byUpdate = follower && reading === 'at-ends' && context.follow === 'update';
   const stream = new AgentStream(
     runId,
     offset,
-    byUpdate ? followByUpdate(client, run, lifetime, tail) : tail(offset),
+    byUpdate ? followByUpdate(client, run, follower, lifetime, tail) : tail(offset),
     async () => latestPending(await queryPendingCalls(context, client, runId)),
   );
   stream.finishReason.then(

@@ -13,11 +13,13 @@ import type { AgentClientContext } from './agent-client-context.js';
 import { toTollgateError } from './errors.js';
 import type { RunOptions } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
+import { startFollowed, type Follower } from './follow-update.js';
 
 /**
  * Starts a new run of `agentId` with the checked `initial` messages, subscribed to its live
- * chunks from the start. A taken `runId` is `INVALID_OPTIONS`. `rights`: what `requestRights`
- * allowed the request.
+ * chunks from the start. A taken `runId` is `INVALID_OPTIONS`. `launch.rights`: what
+ * `requestRights` allowed the request; `launch.followed`: the caller reads only the run's ends
+ * (`generate()`), which a runtime with `follow: 'update'` starts the run with a follower for.
  */
 export async function startRun(
   context: AgentClientContext,
@@ -25,8 +27,9 @@ export async function startRun(
   client: Client,
   initial: JsonValue[],
   opts: RunOptions,
-  rights: Pick<RunInput, 'requester' | 'approvalOverride'>,
-): Promise<{ runId: string; live: LiveSubscription }> {
+  launch: { rights: Pick<RunInput, 'requester' | 'approvalOverride'>; followed: boolean },
+): Promise<Launched> {
+  const { rights } = launch;
   const runId = opts.runId ?? randomUUID();
   const input: RunInput = {
     agentId,
@@ -42,7 +45,15 @@ export async function startRun(
     ...rights,
   };
   const summary = `${agentId}: ${summaryOf(initial)}`;
-  return launchRun(context, client, runId, input, { summary });
+  const followed = launch.followed && context.follow === 'update';
+  return launchRun(context, client, runId, input, { summary }, followed);
+}
+
+/** A started run; `follower`: the answer of the follower it was started with, if any. */
+export interface Launched {
+  runId: string;
+  live: LiveSubscription;
+  follower?: Follower;
 }
 
 /** What a start adds to the run's description in Temporal beyond its input. */
@@ -54,7 +65,8 @@ export interface LaunchExtras {
 
 /**
  * Starts the workflow of a checked `input` under `runId`, subscribed to its live chunks from the
- * start (a new run, or a fork). A taken `runId` is `INVALID_OPTIONS`.
+ * start (a new run, or a fork), with a follower at offset 0 when `followed`. A taken `runId` is
+ * `INVALID_OPTIONS`.
  */
 export async function launchRun(
   context: AgentClientContext,
@@ -62,11 +74,13 @@ export async function launchRun(
   runId: string,
   input: RunInput,
   extras: LaunchExtras,
-): Promise<{ runId: string; live: LiveSubscription }> {
+  followed = false,
+): Promise<Launched> {
   const { agentId, threadId, resourceId } = input;
   const live = new LiveSubscription(context.bus, runId);
+  let follower: Follower | undefined;
   try {
-    await client.workflow.start(AGENT_RUN_WORKFLOW, {
+    const options = {
       workflowId: runId,
       taskQueue: context.taskQueue,
       args: [input],
@@ -83,7 +97,9 @@ export async function launchRun(
       ...(extras.memo || context.oneMarker
         ? { memo: { ...extras.memo, ...(context.oneMarker ? ONE_MARKER_MEMO : {}) } }
         : {}),
-    });
+    };
+    if (followed) follower = (await startFollowed(client, options, context.lifetime)).answer;
+    else await client.workflow.start(AGENT_RUN_WORKFLOW, options);
   } catch (error) {
     live.close();
     context.releasePolicy(runId);
@@ -104,7 +120,7 @@ export async function launchRun(
     resourceId,
     top: { resourceId },
   });
-  return { runId, live };
+  return { runId, live, ...(follower ? { follower } : {}) };
 }
 
 /**

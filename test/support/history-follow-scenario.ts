@@ -3,9 +3,12 @@
  * generation `10-local-describe` with no patch (the handler changes no command of a run that
  * takes no follower): a parked run takes a follower, which its last `finish` answers once the
  * call is approved; `history-long` parks on r1 with a follower waiting, and the approval lets
- * the run count on until it continues as new, which answers the follower without a `finish`.
+ * the run count on until it continues as new, which answers the follower without a `finish`; a
+ * runtime with `follow: 'update'` starts a run with a follower (update-with-start), which the
+ * run's park answers, and releases it with another, which its last `finish` answers.
  */
 import { WorkflowUpdateStage, type Client, type WorkflowUpdateHandle } from '@temporalio/client';
+import type { Tollgate } from '../../src/index.js';
 import type { ChunkSlice } from '../../src/common/chunks.js';
 import { chunksQuery, followUpdate } from '../../src/common/messages.js';
 import { expectEqual, resultOf, startSuspended, type Scenario } from './history-scenario-checks.js';
@@ -78,3 +81,27 @@ export const FOLLOW_SCENARIOS: Scenario[] = [
     },
   },
 ];
+
+/** `following()`: a runtime on the recorder's queue with `follow: 'update'` and no worker. */
+export function followedFromStartScenario(following: () => Tollgate): Scenario {
+  return {
+    fixtures: ['followed-from-start'],
+    play: async (tollgate) => {
+      const name = 'followed-from-start';
+      const agent = following().getAgent('history-agent');
+      const parked = await agent.generate('Delete record r1', { runId: name });
+      expectEqual(name, 'the park', parked.finishReason, 'suspended');
+      const released = await agent.approveToolCallGenerate({ runId: name, toolCallId: 'call_1' });
+      expectEqual(name, 'the release', released.finishReason, 'stop');
+      await resultOf(tollgate, name);
+      expectEqual(name, 'executions of r1', ranTimes('delete-record', 'r1'), 1);
+      const history = await (await tollgate.client()).workflow.getHandle(name).fetchHistory();
+      const multi = (history.events ?? []).filter(
+        (event) => event.workflowExecutionUpdateAcceptedEventAttributes,
+      );
+      // The start's follower, the approval and the release's follower.
+      expectEqual(name, 'accepted updates', multi.length, 3);
+      return [{ name, workflowId: name }];
+    },
+  };
+}

@@ -26,6 +26,7 @@ import { uniqueQueue } from './harness.js';
 import { startFakeSlack } from './fake-slack.js';
 import { AGENTS, HISTORY_SLACK, THREAD_HISTORY_LIMIT } from './history-agents.js';
 import { decidedElsewhereScenario } from './history-grants-scenarios.js';
+import { followedFromStartScenario } from './history-follow-scenario.js';
 import { playScenario, SCENARIOS, type Recording, type Scenario } from './history-scenarios.js';
 
 const fixtureFileOf = (name: string) => fixtureFile(NEWEST_GENERATION, name);
@@ -56,9 +57,12 @@ async function main(): Promise<void> {
   // The Slack app of `history-slack` posts to a fake Slack; the scenario counts its updates.
   const slack = await startFakeSlack(HISTORY_SLACK.botToken);
   const updates = () => slack.calls.filter((call) => call.method === 'chat.update').length;
+  /** Made once the server runs. */
+  const following: { tollgate?: Tollgate } = {};
   const scenarios = selectScenarios(process.argv.slice(2), [
     ...SCENARIOS,
     decidedElsewhereScenario(updates),
+    followedFromStartScenario(() => following.tollgate!),
   ]);
   if (scenarios.length === 0) {
     await slack.close();
@@ -67,13 +71,16 @@ async function main(): Promise<void> {
   }
   const dbDir = await mkdtemp(join(tmpdir(), 'tollgate-record-'));
   const server = await startDevServer({ dbFile: join(dbDir, 'dev-server.db') });
+  const temporal = {
+    address: server.address,
+    namespace: server.namespace,
+    taskQueue: uniqueQueue('record-history'),
+  };
+  // From generation 10, a client that follows by update (docs/streams.md), for its scenario.
+  following.tollgate = new Tollgate({ temporal, patchMarkers: 'one', follow: 'update' });
   const tollgate = new Tollgate({
     agents: Object.fromEntries(AGENTS.map((agent) => [agent.id, agent])),
-    temporal: {
-      address: server.address,
-      namespace: server.namespace,
-      taskQueue: uniqueQueue('record-history'),
-    },
+    temporal,
     threads: { historyLimit: THREAD_HISTORY_LIMIT },
     // From generation 9, new runs record one patch marker (docs/workflow-changes.md).
     patchMarkers: 'one',
@@ -96,6 +103,7 @@ async function main(): Promise<void> {
         console.log(`recorded ${await write(tollgate, recording)}`);
     }
   } finally {
+    await following.tollgate.shutdown();
     await tollgate.shutdown();
     await server.stop();
     await slack.close();
