@@ -59,11 +59,12 @@ export interface TollgateOptions {
    */
   patchMarkers?: 'each' | 'one';
   /**
-   * How `approveToolCallGenerate()`, `declineToolCallGenerate()` and `resumeGenerate()` follow
-   * the run to its next `finish` (docs/streams.md "Following by update"): `'history'` (default)
-   * by long-polling its history, as every release before; `'update'` by asking the run with one
-   * update that it answers with the chunks (fewer calls, less CPU on client and server), reading
-   * history only where the run does not answer. Set `'update'` only once every worker of the task
+   * How `generate()`, `approveToolCallGenerate()`, `declineToolCallGenerate()` and
+   * `resumeGenerate()` follow the run to its next `finish` (docs/streams.md "Following by
+   * update"): `'history'` (default) by long-polling its history, as every release before;
+   * `'update'` by asking the run with one update that it answers with the chunks (`generate()`
+   * starts the run with it), for fewer calls and less CPU on client and server, reading history
+   * only where the run does not answer. Set `'update'` only once every worker of the task
    * queue runs this release or a later one: an older worker cannot replay a run that took one.
    */
   follow?: 'history' | 'update';

@@ -90,7 +90,7 @@ export const AUTO_RESUME_UPDATE = 'tollgate.autoResume';
 
 /**
  * Internal update of a run: answers, once the run's log holds a `finish` at or after the offset it
- * names, the log from there (`FollowAnswer`); sent by clients with `follow: 'update'`.
+ * names, the log from there (a `ChunkSlice`); sent by clients with `follow: 'update'`.
  */
 export const FOLLOW_UPDATE = 'tollgate.follow';
 

@@ -29,7 +29,7 @@ export interface AgentClientContext {
   describeAgent(agentId: string): Promise<AgentDescription>;
   /** The grants registry of the task queue, for approvals that give a grant. */
   grants: GrantRegistry;
-  /** How a decision's `…Generate()` follows the run (`TollgateOptions.follow`); default `history`. */
+  /** How `generate()` and the decisions' `…Generate()` follow a run (`TollgateOptions.follow`). */
   follow?: 'history' | 'update';
   /** Runs started here record one patch marker (`TollgateOptions.patchMarkers: 'one'`). */
   oneMarker?: boolean;
