@@ -69,6 +69,7 @@ const options = parseIntOptions('load', process.argv.slice(2), {
     help: "1: the client follows releases with follow: 'update' (docs/streams.md)",
   },
 });
+const follow = options['follow-update'] === 1 ? 'update' : 'history';
 
 /**
  * Set by the side-by-side bench (bench/compare.ts) to run on its server instead of starting one:
@@ -283,7 +284,7 @@ async function main(): Promise<void> {
     const tollgate = new Tollgate({
       temporal: { address: server.address, namespace: server.namespace, taskQueue: tollgateQueue },
       patchMarkers: options['one-marker'] === 1 ? 'one' : 'each',
-      follow: options['follow-update'] === 1 ? 'update' : 'history',
+      follow,
     });
     onCleanup('shutting the Tollgate client down', () => tollgate.shutdown());
     const agent = tollgate.getAgent(LOAD_AGENT_ID);
@@ -385,7 +386,7 @@ async function main(): Promise<void> {
       `settings: N=${n} runs, concurrency ${options.concurrency}, one worker process per side with maxCachedWorkflows ${options.cache} ` +
         `(Temporal's default here would be ${temporalDefault}, from a ${heapMiB.toFixed(0)} MiB heap limit); ` +
         `patchMarkers: ${options['one-marker'] === 1 ? 'one' : 'each'}, ` +
-        `follow: ${options['follow-update'] === 1 ? 'update' : 'history'}`,
+        `follow: ${follow}`,
       ...stoppedEarly.map(
         (p) =>
           `STOPPED EARLY (--seconds ${options.seconds}): ${p.name} launched ${p.attempted} of ${p.planned} runs; its figures are for those`,

@@ -90,7 +90,7 @@ export class AgentClient {
       const { runId, applied, live } = resumed;
       return followRun(this.context, client, { runId, offset: applied.offset, live }, reading);
     }
-    const launch = { rights, followed: reading === 'at-ends' };
+    const launch = { rights, reading };
     const started = await startRun(this.context, this.agentId, client, initial, opts, launch);
     return followRun(this.context, client, { ...started, offset: 0 }, reading, started.follower);
   }

@@ -7,7 +7,7 @@ import { callFailure } from './call-failure.js';
 import type { LogReading } from './finish-points.js';
 import type { LiveSubscription } from './live-subscription.js';
 import { tailRun } from './run-tail.js';
-import { followByUpdate, type Follower } from './follow-update.js';
+import { followByUpdate, followsByUpdate, type Follower } from './follow-update.js';
 
 /**
  * The stream of run `runId` from `offset` until its next `finish`, read as `reading` says. A run
@@ -24,7 +24,7 @@ export function followRun(
   const { runId, offset, live } = run;
   const { lifetime } = context;
   const tail = (at: number) => tailRun(client, runId, at, live, lifetime, reading);
-  const byUpdate = follower && reading === 'at-ends' && context.follow === 'update';
+  const byUpdate = follower && followsByUpdate(context, reading);
   const stream = new AgentStream(
     runId,
     offset,

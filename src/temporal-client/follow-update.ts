@@ -2,7 +2,6 @@ import {
   WithStartWorkflowOperation,
   WorkflowUpdateStage,
   type Client,
-  type WorkflowHandle,
   type WorkflowStartOptions,
   type WorkflowUpdateHandle,
 } from '@temporalio/client';
@@ -10,6 +9,8 @@ import type { ChunkSlice } from '../common/chunks.js';
 import { followUpdate } from '../common/messages.js';
 import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { StreamItem } from '../stream/stream-items.js';
+import type { AgentClientContext } from './agent-client-context.js';
+import type { LogReading } from './finish-points.js';
 import type { LiveSubscription } from './live-subscription.js';
 
 /**
@@ -23,6 +24,11 @@ export const FOLLOW_ACCEPT_MS = 5_000;
  * a promise is the answer of the follower the run was started with (`startFollowed`).
  */
 export type Follower = 'ask' | Promise<ChunkSlice | undefined>;
+
+/** A reader of the run's ends only (`generate()` and the like) of a runtime with `follow: 'update'`. */
+export function followsByUpdate(context: AgentClientContext, reading: LogReading): boolean {
+  return reading === 'at-ends' && context.follow === 'update';
+}
 
 /**
  * The run's log from `offset` up to its next `finish`, asked of the run itself with one update
@@ -42,9 +48,8 @@ export async function* followByUpdate(
   let next = run.offset;
   let readingOn = false;
   try {
-    const handle = client.workflow.getHandle(run.runId);
     const answer = await (follower === 'ask'
-      ? answerOf(client, lifetime, startFollower(client, handle, next, lifetime))
+      ? answerOf(client, lifetime, startFollower(client, run.runId, next, lifetime))
       : follower);
     if (answer?.offset === next) {
       for (const chunk of answer.chunks) {
@@ -62,12 +67,12 @@ export async function* followByUpdate(
 /** A follower at `offset` of a running run, once the run took it (within `FOLLOW_ACCEPT_MS`). */
 function startFollower(
   client: Client,
-  handle: WorkflowHandle,
+  runId: string,
   offset: number,
   lifetime: AbortSignal,
 ): Promise<WorkflowUpdateHandle<ChunkSlice>> {
   return client.connection.withAbortSignal(accepting(lifetime), () =>
-    handle.startUpdate(followUpdate, {
+    client.workflow.getHandle(runId).startUpdate(followUpdate, {
       args: [{ offset }],
       waitForStage: WorkflowUpdateStage.ACCEPTED,
     }),

@@ -13,13 +13,14 @@ import type { AgentClientContext } from './agent-client-context.js';
 import { toTollgateError } from './errors.js';
 import type { RunOptions } from './run-options.js';
 import { LiveSubscription } from './live-subscription.js';
-import { startFollowed, type Follower } from './follow-update.js';
+import { followsByUpdate, startFollowed, type Follower } from './follow-update.js';
+import type { LogReading } from './finish-points.js';
 
 /**
  * Starts a new run of `agentId` with the checked `initial` messages, subscribed to its live
  * chunks from the start. A taken `runId` is `INVALID_OPTIONS`. `launch.rights`: what
- * `requestRights` allowed the request; `launch.followed`: the caller reads only the run's ends
- * (`generate()`), which a runtime with `follow: 'update'` starts the run with a follower for.
+ * `requestRights` allowed the request; `launch.reading`: how the caller reads the run, which
+ * decides whether it starts with a follower (`followsByUpdate`).
  */
 export async function startRun(
   context: AgentClientContext,
@@ -27,7 +28,7 @@ export async function startRun(
   client: Client,
   initial: JsonValue[],
   opts: RunOptions,
-  launch: { rights: Pick<RunInput, 'requester' | 'approvalOverride'>; followed: boolean },
+  launch: { rights: Pick<RunInput, 'requester' | 'approvalOverride'>; reading: LogReading },
 ): Promise<Launched> {
   const { rights } = launch;
   const runId = opts.runId ?? randomUUID();
@@ -45,7 +46,7 @@ export async function startRun(
     ...rights,
   };
   const summary = `${agentId}: ${summaryOf(initial)}`;
-  const followed = launch.followed && context.follow === 'update';
+  const followed = followsByUpdate(context, launch.reading);
   return launchRun(context, client, runId, input, { summary }, followed);
 }
 

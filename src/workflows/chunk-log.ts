@@ -12,6 +12,8 @@ import type { LastChunks, RunResult } from '../common/run-types.js';
 
 const { tollgateLogRelay } = proxySinks<LogRelaySinks>();
 
+/** Most chunks one read of the log answers: the chunk query's largest slice, a follower's answer. */
+export const MAX_SLICE_CHUNKS = 1000;
 /** At most this many chunks end a run's result (`ChunkLog.lastChunks`). */
 export const LAST_CHUNKS_MAX = 128;
 /** At most this many bytes of chunks' JSON end a run's result. */

@@ -19,6 +19,7 @@ import { installLivePolicy } from './live-policy-run.js';
 import { installFollow } from './follow.js';
 import { installMoveNotes } from './run-moves.js';
 import type { RunState } from './run-state.js';
+import { MAX_SLICE_CHUNKS } from './chunk-log.js';
 import { isPatched } from './patch-markers.js';
 import { DEADLINE_PATCH } from './patch-ids.js';
 
@@ -63,9 +64,6 @@ function judgeSignal(state: RunState, kind: DecisionKind, raw: unknown): Verdict
   };
 }
 
-/** Default and largest slice the chunk query returns. */
-const MAX_SLICE = 1000;
-
 /** Installs the run's signals, updates and queries (SPEC §8). */
 export function installHandlers(state: RunState): void {
   for (const kind of ['approve', 'decline', 'resume'] as const) {
@@ -103,7 +101,7 @@ export function installHandlers(state: RunState): void {
     );
   }
   setHandler(chunksQuery, ({ offset, limit }) =>
-    state.log.slice(offset, Math.min(limit ?? MAX_SLICE, MAX_SLICE)),
+    state.log.slice(offset, Math.min(limit ?? MAX_SLICE_CHUNKS, MAX_SLICE_CHUNKS)),
   );
   setHandler(conversationQuery, ({ upTo }) => state.messages.slice(0, upTo));
   setHandler(pendingToolCallsQuery, () => state.calls.pendingToolCalls());

@@ -1,7 +1,7 @@
 import { ApplicationFailure, HandlerUnfinishedPolicy } from '@temporalio/common';
 import { condition, setHandler } from '@temporalio/workflow';
 import { followUpdate } from '../common/messages.js';
-import type { ChunkLog } from './chunk-log.js';
+import { MAX_SLICE_CHUNKS, type ChunkLog } from './chunk-log.js';
 
 /**
  * Followers one execution lets wait at once. Temporal allows 10 updates in flight a run; the rest
@@ -12,8 +12,6 @@ export const MAX_WAITING_FOLLOWERS = 4;
 export const MAX_FOLLOWERS = 500;
 /** Largest answer, in bytes of JSON (at least one chunk); a reader goes on from where it stops. */
 export const FOLLOW_ANSWER_MAX_BYTES = 64 * 1024;
-/** Most chunks in one answer, as the chunk query's slice. */
-const FOLLOW_ANSWER_MAX_CHUNKS = 1000;
 
 /** The failure a refused follower gets before anything is written to history: it reads history. */
 function refused(message: string): ApplicationFailure {
@@ -42,7 +40,7 @@ export function installFollow(log: ChunkLog): void {
       } finally {
         waiting--;
       }
-      return log.slice(offset, FOLLOW_ANSWER_MAX_CHUNKS, FOLLOW_ANSWER_MAX_BYTES);
+      return log.slice(offset, MAX_SLICE_CHUNKS, FOLLOW_ANSWER_MAX_BYTES);
     },
     {
       validator: (input) => {
