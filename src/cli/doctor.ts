@@ -92,7 +92,7 @@ function printProbe({ output }: CommandInput, probe: ProbeFigures & ProbeVerdict
   for (const advice of probe.advice) output.line(`  Change: ${advice}`);
   if (probe.busy)
     output.line(
-      `  Note: this machine is busy (load average ${probe.loadAverage.toFixed(1)} on ${probe.cpus} CPUs), which lengthens every wait; probe again when it is quieter before changing settings.`,
+      `  Note: this machine is busy (load average ${probe.loadAverage.toFixed(1)} on ${probe.cpus} CPUs; each activity's own round took ${probe.ownMedianMs.toFixed(1)} ms, median), which lengthens every wait and can hide a throttled transfer queue; probe again when it is quieter before changing settings.`,
     );
   if (probe.advice.length === 0) output.line('Server settings: OK for Tollgate.');
   output.line('(docs/performance.md explains each setting, its cost and its measured effect.)');
