@@ -16,8 +16,10 @@ function bigText(count: number, size: number): string[] {
   return Array.from({ length: count }, (_, i) => String(i % 10).repeat(size));
 }
 
-// Short heartbeats, so that before the size check a rejected completion ends the run in seconds.
-const modelStep = { heartbeatTimeoutMs: 5000, maximumAttempts: 3 };
+// Heartbeats short enough that a completion Temporal rejected (the fault the size check prevents)
+// still ends the run within the test's time (3 attempts, ~70 s), and long enough for a loaded
+// machine: the 4 MB step took 1.6 s on 2 busy cores here, and passed a 5 s timeout on CI once.
+const modelStep = { heartbeatTimeoutMs: 20_000, maximumAttempts: 3 };
 const huge = scriptedModel([{ text: bigText(25, 100_000) }], 'huge');
 const large = scriptedModel([{ text: bigText(12, 100_000) }], 'large');
 const small = scriptedModel([{ text: bigText(2, 6000) }], 'small');
