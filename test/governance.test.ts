@@ -103,7 +103,13 @@ describe('governance (SPEC §10)', () => {
 
   it('refuses a decision that arrives after the expiry while the run goes on', async () => {
     const first = await a().generate('expiring e2 then wait');
-    await sleep(4300);
+    // Until the run recorded the expiry: its 4 s timer may fire late on a loaded machine, and a
+    // decision that came first would rightly be taken.
+    await eventually(
+      async () =>
+        expect((await a().getAuditTrail(first.runId)).map((e) => e.type)).toContain('expiry'),
+      15_000,
+    );
     await expect(
       a().approveToolCall({ runId: first.runId, toolCallId: first.suspendPayload!.toolCallId }),
     ).rejects.toMatchObject({
@@ -150,6 +156,8 @@ describe('governance (SPEC §10)', () => {
     const first = await a().generate('reminded m1');
     await eventually(async () => expect(reminders.length - before).toBeGreaterThanOrEqual(2), 4500);
     await a().approveToolCall({ runId: first.runId });
+    // The run takes the decision once a reminder in flight has been sent: all are in after it ends.
+    await result(first.runId);
     const mine = reminders.slice(before).filter((r) => r.runId === first.runId);
     expect(mine[0]).toMatchObject({
       toolName: 'reminded',
