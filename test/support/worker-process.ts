@@ -54,8 +54,9 @@ const slowEffect = createTool({
   id: 'slow-effect',
   description: 'Applies an effect that takes a few seconds',
   inputSchema: z.object({ id: z.string() }),
-  // Short, so a retry follows the kill within seconds instead of the default 30 s.
-  heartbeatTimeoutMs: 2000,
+  // Short, so a retry follows the kill within seconds instead of the default 30 s; not shorter:
+  // heartbeats reach the server every 80 % of it, and a loaded machine's stalls eat the rest.
+  heartbeatTimeoutMs: 10_000,
   retry: { maximumAttempts: 3, initialIntervalMs: 500 },
   execute: async ({ id }, { idempotencyKey, abortSignal }) => {
     record({ event: 'started', tool: 'slow-effect', key: idempotencyKey });
@@ -118,7 +119,8 @@ const agent = new Agent({
   model: scriptedModel(byPrompt, AGENT_ID),
   // Keyed by id: the model calls the tools by their ids (SPEC §1 "Tool names": keys are names).
   tools: { 'slow-effect': slowEffect, 'delete-record': deleteRecord },
-  modelStep: { heartbeatTimeoutMs: 2000 },
+  // As the slow tool's: a retry after the kill within seconds, with room for a loaded machine.
+  modelStep: { heartbeatTimeoutMs: 10_000 },
 });
 
 await hostAgentInChild('worker-process', agent);
