@@ -8,8 +8,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { join } from 'node:path';
 import { Agent, type Tollgate } from '../src/index.js';
 import { createTollgateServer, type ListeningServer } from '../src/server/index.js';
+import { openRunOf } from '../src/server/chat/chat-runs.js';
 import { scriptedModel, type TurnPicker } from '../src/testing/index.js';
 import {
+  eventually,
   hostAgents,
   lastToolOutputs,
   outputsText,
@@ -164,8 +166,14 @@ describe('a useChat page on a Tollgate agent, in a browser', () => {
     const page = await openChat(chat);
     await say(page, 'please slow job-1');
     await tool(page, 'input-available').waitFor({ timeout: UI_WAIT_MS });
-    // Visibility lists the new run within a moment; the reload must find it working.
-    await new Promise((wait) => setTimeout(wait, 1500));
+    // The reload finds the run through visibility: once that lists it (a moment, longer on a loaded
+    // machine), the reload must find it working.
+    const client = await tollgate.client();
+    await eventually(async () => {
+      expect(
+        await openRunOf(client, { agentId: AGENT, threadId: chat, resourceId: 'alice' }),
+      ).toBeDefined();
+    }, 30_000);
 
     await page.reload();
     await tool(page, 'input-available').waitFor({ timeout: UI_WAIT_MS });
