@@ -36,6 +36,8 @@ const chainOrNamed: TurnPicker = (prompt, turn) => {
 describe('live approval policies: an operator changes a rule while calls wait (docs/live-policies.md)', () => {
   const executed: Array<{ tool: string; id: string }> = [];
   const lookup = recordingTool('lookup');
+  let returnChange = (): void => undefined;
+  const changeReturned = new Promise<void>((resolve) => (returnChange = resolve));
   const tools = {
     'delete-record': gatedRecordingTool('delete-record', executed),
     transfer: gatedRecordingTool('transfer', executed),
@@ -43,8 +45,13 @@ describe('live approval policies: an operator changes a rule while calls wait (d
     pause: createTool({
       id: 'pause',
       inputSchema: z.object({ id: z.string() }),
+      // Longer than a change's late tell, and at least until the test says the change returned
+      // (a loaded machine can make the late tell, after VISIBILITY_LAG_MS, slower than any pause).
       execute: async () => {
-        await new Promise((resolve) => setTimeout(resolve, VISIBILITY_LAG_MS + 1_500));
+        await Promise.all([
+          new Promise((resolve) => setTimeout(resolve, VISIBILITY_LAG_MS + 1_500)),
+          changeReturned,
+        ]);
         return { paused: true };
       },
     }),
@@ -199,6 +206,7 @@ describe('live approval policies: an operator changes a rule while calls wait (d
       { agentId: 'live-ruled', toolName: 'lookup', requireApproval: true },
       operator,
     );
+    returnChange();
     expect(changed.refused).toEqual([]);
     expect(await stream.finishReason).toBe('suspended');
     expect(await a().pendingToolCalls(stream.runId)).toMatchObject([{ toolName: 'lookup' }]);
