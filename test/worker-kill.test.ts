@@ -77,7 +77,7 @@ async function expectUnfinished(tollgate: Tollgate, runId: string, type: string,
   if (done.length > 0)
     throw new Error(
       `Worker A was killed too late: ${what} had already completed, so the kill tests nothing. ` +
-        "The machine was too slow for the test's timing windows (3 s tool, 4 s model stream).",
+        "The machine was too slow for the test's timing windows (3 s tool, 8 s model stream).",
     );
 }
 
@@ -118,7 +118,7 @@ describe('a worker process killed with SIGKILL mid-run', () => {
     const pending = await parked.suspendPayload;
     expect(pending).toMatchObject({ toolName: 'delete-record', args: { id: 'rec-1' } });
 
-    // Run 3's model starts streaming (about 4 s); run 2 then reaches its 3 s tool.
+    // Run 3's model starts streaming (about 8 s); run 2 then reaches its 3 s tool.
     const story = await agent.stream('Tell me a story');
     const storyStarted = (
       await waitForEffect(effectsFile, "run 3's model turn", (l) => l.turn === 'story')

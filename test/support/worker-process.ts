@@ -76,7 +76,7 @@ const deleteRecord = createTool({
   },
 });
 
-/** Streams over about 4 s (8 pieces, 500 ms apart), so a kill can land in the middle. */
+/** Streams over about 8 s (8 pieces, 1 s apart), so a kill can land in the middle. */
 const STORY_PIECES = [
   'Once ',
   'upon ',
@@ -107,7 +107,8 @@ const byPrompt: TurnPicker = (prompt) => {
   }
   if (text.includes('story')) {
     record({ event: 'model', turn: 'story' });
-    return { text: STORY_PIECES, delayMs: 500 };
+    // About 8 s in all: run 2 must reach its tool on worker A while this still streams.
+    return { text: STORY_PIECES, delayMs: 1000 };
   }
   record({ event: 'model', turn: 'other' });
   return { text: 'Nothing to do.' };
