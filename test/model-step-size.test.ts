@@ -17,8 +17,9 @@ function bigText(count: number, size: number): string[] {
 }
 
 // Heartbeats short enough that a completion Temporal rejected (the fault the size check prevents)
-// still ends the run within the test's time (3 attempts, ~70 s), and long enough for a loaded
-// machine: the 4 MB step took 1.6 s on 2 busy cores here, and passed a 5 s timeout on CI once.
+// still ends the run within the test's time (measured without the check: failed in 26 s), and
+// long enough for a loaded machine: the 4 MB step took 1.6 s on 2 busy cores here, and passed a
+// 5 s timeout on CI once.
 const modelStep = { heartbeatTimeoutMs: 20_000, maximumAttempts: 3 };
 const huge = scriptedModel([{ text: bigText(25, 100_000) }], 'huge');
 const large = scriptedModel([{ text: bigText(12, 100_000) }], 'large');
