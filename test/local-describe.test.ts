@@ -138,3 +138,80 @@ describe('the describe of a run doing local work', () => {
     );
   }, 90_000);
 });
+
+describe('the describe of a run its runtime starts with one patch marker', () => {
+  const { host, own, closeAll } = fleetHosts('describe-here');
+  afterAll(closeAll);
+
+  it('is a local activity for any agent, whoever starts the run; one marker per patch keeps the activity', async () => {
+    const queue = uniqueQueue('describe-here');
+    const gated = gatedTestAgent('dh-solo');
+    await host([gated.agent], queue);
+    // Clients that host no agent: the worker that takes the run's first task describes it.
+    const one = own(new Tollgate({ temporal: { taskQueue: queue }, patchMarkers: 'one' }));
+    const each = own(new Tollgate({ temporal: { taskQueue: queue } }));
+    const client = await one.client();
+    const runs = [];
+    for (const starter of [one, each]) {
+      const agent = starter.getAgent('dh-solo');
+      const parked = await agent.generate('Delete rec-1');
+      expect(parked.finishReason).toBe('suspended');
+      expect(gated.executions).toHaveLength(runs.length);
+      const done = await agent.approveToolCallGenerate({ runId: parked.runId });
+      expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+      runs.push({ runId: parked.runId, ...(await describesOf(client, parked.runId)) });
+    }
+    expect(gated.executions).toHaveLength(2);
+    const [here, activity] = runs;
+    expect(here!.queues).toEqual([]);
+    expect(here!.patches).toContain(LOCAL_DESCRIBE_PATCH);
+    // A marker per patch would make the patches decided before the describe cost more than it saves.
+    expect(activity!.queues).toEqual([queue]);
+    expect(activity!.patches).not.toContain(LOCAL_DESCRIBE_PATCH);
+    for (const run of runs)
+      await Worker.runReplayHistory(
+        { workflowBundle: await workflowBundle() },
+        run.history,
+        run.runId,
+      );
+  }, 60_000);
+
+  it("falls back to the agent's queue when the worker that took the run does not host the agent", async () => {
+    const queue = uniqueQueue('describe-here-fleet');
+    const alpha = gatedTestAgent('dh-alpha');
+    const beta = gatedTestAgent('dh-beta');
+    // dh-alpha's host publishes the agent, then stops: only a worker without it polls.
+    await (await host([alpha.agent], queue)).shutdown();
+    await host([beta.agent], queue);
+    const starter = own(new Tollgate({ temporal: { taskQueue: queue }, patchMarkers: 'one' }));
+    const client = await starter.client();
+    const stream = await starter.getAgent('dh-alpha').stream('Delete rec-1');
+    const agentQueue = agentTaskQueue(queue, 'dh-alpha');
+    await eventually(async () =>
+      expect((await describesOf(client, stream.runId)).queues).toEqual([agentQueue]),
+    );
+    await host([alpha.agent], queue);
+
+    const chunks = await chunksOf(stream);
+    expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+    const done = await starter
+      .getAgent('dh-alpha')
+      .approveToolCallGenerate({ runId: stream.runId });
+    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+    expect(alpha.executions).toHaveLength(1);
+    expect(beta.executions).toHaveLength(0);
+    const run = await describesOf(client, stream.runId);
+    expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
+    expect(run.scheduled).toEqual([
+      { type: 'describeAgent', queue: agentQueue },
+      { type: 'modelStep', queue: agentQueue },
+      { type: 'executeTool', queue: agentQueue },
+      { type: 'modelStep', queue: agentQueue },
+    ]);
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle() },
+      run.history,
+      stream.runId,
+    );
+  }, 90_000);
+});

@@ -153,6 +153,13 @@ export interface RunInput {
    * as a local activity under `LOCAL_DESCRIBE_PATCH` (`src/workflows/describe-run.ts`).
    */
   describeLocally?: true;
+  /**
+   * Set by a starter whose runs record one patch marker, for an agent it does not see do local
+   * work: the run first tries to describe its agent as a local activity on the worker that takes
+   * its first workflow task, under `LOCAL_DESCRIBE_PATCH`, and on the agent's queue when that worker
+   * does not host it (`src/workflows/describe-run.ts`). Workers before it describe as before.
+   */
+  describeHere?: true;
   /** Set on every execution after the first: what the run carried over (continue-as-new). */
   continued?: ContinuedRun;
   /** Set on a fork (docs/fork.md): the run and step it starts from, and its first step's calls. */

@@ -42,12 +42,26 @@ export async function startRun(
     ...(opts.approval ? { approvalRules: toRules(opts.approval, 'approval')! } : {}),
     ...(opts.activeTools ? { activeTools: [...new Set(opts.activeTools)] } : {}),
     ...(opts.budget ? { budget: opts.budget } : {}),
-    ...(context.describesLocally?.(agentId) ? { describeLocally: true as const } : {}),
+    ...describeChoice(context, agentId),
     ...rights,
   };
   const summary = `${agentId}: ${summaryOf(initial)}`;
   const followed = followsByUpdate(context, launch.reading);
   return launchRun(context, client, runId, input, { summary }, followed);
+}
+
+/**
+ * How a new run describes its agent. Locally when this process hosts it and it does local work.
+ * First on the worker that takes its first workflow task when runs started here record one patch
+ * marker: the patches such a run decides before that describe are then the one marker's, and cost
+ * no marker each (`patchesOfLocalWork`). Otherwise by an activity, a workflow task later.
+ */
+function describeChoice(
+  context: AgentClientContext,
+  agentId: string,
+): Pick<RunInput, 'describeLocally' | 'describeHere'> {
+  if (context.describesLocally?.(agentId)) return { describeLocally: true };
+  return context.oneMarker ? { describeHere: true } : {};
 }
 
 /** A started run; `follower`: the answer of the follower it was started with, if any. */

@@ -44,20 +44,21 @@ export function patchesOfLocalWork(manifest?: AgentManifest): string[] {
 
 /**
  * Describes the run's agent. A run started with `describeLocally` (its starter hosts the agent,
- * which does local work) under `LOCAL_DESCRIBE_PATCH` does it as a local activity in the workflow
- * task under way, sparing the describe's round trip through the server and the workflow task it
- * would wake; it decides its patches first, since the describe is now its first local work, and
- * publishes every status (a repeat left out would ask a patch after it). A worker that does not
- * host the agent refuses the local describe, and the run describes it on the agent's queue, where
- * all its later agent work goes too. Every other run describes as before, and decides its
- * patches where it always did, after the describe (`patchesBeforeLocalWork`).
+ * which does local work) or `describeHere` (its starter records one patch marker) under
+ * `LOCAL_DESCRIBE_PATCH` does it as a local activity in the workflow task under way, sparing the
+ * describe's round trip through the server and the workflow task it would wake; it decides its
+ * patches first, since the describe is now its first local work, and publishes every status (a
+ * repeat left out would ask a patch after it). A worker that does not host the agent refuses the
+ * local describe, and the run describes it on the agent's queue, where all its later agent work
+ * goes too. Every other run describes as before, and decides its patches where it always did,
+ * after the describe (`patchesBeforeLocalWork`).
  */
 export async function describeRun(
   input: RunInput,
   toolNaming: ToolNaming,
   state: RunState,
 ): Promise<DescribedRun> {
-  if (input.describeLocally && isPatched(LOCAL_DESCRIBE_PATCH)) {
+  if ((input.describeLocally || input.describeHere) && isPatched(LOCAL_DESCRIBE_PATCH)) {
     const patches = decidePatches(patchesOfLocalWork());
     state.status.keepRepeats();
     const manifest = await localOrHosted(

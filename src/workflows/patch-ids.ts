@@ -109,7 +109,8 @@ export const GRANTS_NOTICES_PATCH = 'tollgate-run-grants-decided-notices';
  * task, not as an activity a workflow task later, and decide before it every patch they would
  * otherwise decide before their first local work (`describeRun`). Asked only by runs started
  * with `RunInput.describeLocally`, which a starter sets for an agent it hosts that does local
- * work (docs/local-execution.md "The describe"). Other runs record nothing.
+ * work (docs/local-execution.md "The describe"), or with `RunInput.describeHere`, which a starter
+ * whose runs record one patch marker sets for the others. Other runs record nothing.
  */
 export const LOCAL_DESCRIBE_PATCH = 'tollgate-local-describe';
 
