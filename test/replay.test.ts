@@ -149,8 +149,8 @@ const PATCHES: Record<string, string[]> = {
   '9-one-marker': [ONE_MARKER_PATCH],
   // The local-mode run describes its agent locally (below); the others record what 9 did.
   '10-local-describe': [ONE_MARKER_PATCH],
-  // Every top-level run describes its agent locally (below); sub-agent runs record what 10 did.
-  '11-describe-here': [ONE_MARKER_PATCH],
+  // Every run describes its agent locally (`RunInput.describeHere`), sub-agent runs too.
+  '11-describe-here': [ONE_MARKER_PATCH, LOCAL_DESCRIBE_PATCH],
 };
 
 /** Patches a one-marker run asks beside the one marker, by fixture, from generation 10 on. */
@@ -160,16 +160,6 @@ const ONE_MARKER_PATCHES_WHERE_NEEDED: Record<string, string[]> = {
 
 /** From this generation on, runs record one marker: no patch is asked where needed. */
 const ONE_MARKER_FROM = 9;
-
-/**
- * From this generation on, a run its runtime started with one marker describes its agent locally
- * first (`RunInput.describeHere`); a sub-agent run, which its parent starts, does not.
- */
-const DESCRIBE_HERE_FROM = 11;
-const SUB_AGENT_RUNS = new Set([
-  'supervisor-approved-ops-child',
-  'supervisor-approved-db-grandchild',
-]);
 
 /**
  * Patches asked only when a run needs them, by fixture, from generation 4 on:
@@ -227,10 +217,7 @@ function patchesExpected(generation: string, name: string): string[] {
   const number = parseInt(generation, 10);
   if (number >= ONE_MARKER_FROM) {
     const needed = number >= 10 ? (ONE_MARKER_PATCHES_WHERE_NEEDED[name] ?? []) : [];
-    const here = number >= DESCRIBE_HERE_FROM && !SUB_AGENT_RUNS.has(name);
-    return [
-      ...new Set([...PATCHES[generation]!, ...needed, ...(here ? [LOCAL_DESCRIBE_PATCH] : [])]),
-    ].sort();
+    return [...new Set([...PATCHES[generation]!, ...needed])].sort();
   }
   const continued = CONTINUED_EXECUTION_PATCHES[name];
   if (continued) return [...continued].sort();

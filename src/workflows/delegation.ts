@@ -23,7 +23,7 @@ import { childStatusSignal, decisionSignals } from '../common/messages.js';
 import { AGENT_RUN_WORKFLOW } from '../common/wire.js';
 import type { RunState } from './run-state.js';
 import type { Decision, WaitingCall } from './waiting-call.js';
-import { oneMarkerMemo } from './patch-markers.js';
+import { oneMarkerMemo, recordsOneMarker } from './patch-markers.js';
 
 /** The run id of the sub-agent run that a delegation call starts. */
 export function childRunId(parentRunId: string, toolCallId: string): string {
@@ -67,6 +67,8 @@ export async function runDelegation(
       toolCallId: call.toolCallId,
       rootRunId: input.parent?.rootRunId ?? state.runId,
     },
+    // Not a command's shape: a parent replayed from a history without it starts the same child.
+    ...(recordsOneMarker() ? { describeHere: true as const } : {}),
   };
   state.children.started(call.toolCallId, agentId);
   try {

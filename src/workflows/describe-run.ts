@@ -47,11 +47,12 @@ export function patchesOfLocalWork(manifest?: AgentManifest): string[] {
  * which does local work) or `describeHere` (its starter records one patch marker) under
  * `LOCAL_DESCRIBE_PATCH` does it as a local activity in the workflow task under way, sparing the
  * describe's round trip through the server and the workflow task it would wake; it decides its
- * patches first, since the describe is now its first local work, and publishes every status (a
- * repeat left out would ask a patch after it). A worker that does not host the agent refuses the
- * local describe, and the run describes it on the agent's queue, where all its later agent work
- * goes too. Every other run describes as before, and decides its patches where it always did,
- * after the describe (`patchesBeforeLocalWork`).
+ * patches first, since the describe is now its first local work. A `describeLocally` run
+ * publishes every status (a repeat left out would ask a patch after it); a `describeHere` run
+ * decides now whether it leaves repeats out, which its one marker answers. A worker that does not
+ * host the agent refuses the local describe, and the run describes it on the agent's queue, where
+ * all its later agent work goes too. Every other run describes as before, and decides its
+ * patches where it always did, after the describe (`patchesBeforeLocalWork`).
  */
 export async function describeRun(
   input: RunInput,
@@ -60,7 +61,8 @@ export async function describeRun(
 ): Promise<DescribedRun> {
   if ((input.describeLocally || input.describeHere) && isPatched(LOCAL_DESCRIBE_PATCH)) {
     const patches = decidePatches(patchesOfLocalWork());
-    state.status.keepRepeats();
+    if (input.describeLocally) state.status.keepRepeats();
+    else state.status.decideRepeats();
     const manifest = await localOrHosted(
       () => localDescribeAgent(input.agentId, toolNaming),
       state.agentQueue,

@@ -69,9 +69,17 @@ export function isPatched(id: string): boolean {
 }
 
 /**
+ * Whether this run records one marker. A run that does starts its sub-agent runs with
+ * `describeHere`, as a one-marker runtime starts its runs (`describeChoice` in start-run.ts).
+ */
+export function recordsOneMarker(): boolean {
+  return oneMarker === true;
+}
+
+/**
  * The memo a run passes on to the runs it starts (a sub-agent's, its own next after a
  * continue-as-new): those start on the same workers, so they record one marker too.
  */
 export function oneMarkerMemo(): { memo: Record<string, JsonValue> } | Record<string, never> {
-  return oneMarker === true ? { memo: ONE_MARKER_MEMO } : {};
+  return recordsOneMarker() ? { memo: ONE_MARKER_MEMO } : {};
 }

@@ -43,6 +43,15 @@ export class StatusPublisher {
     this.skipRepeats = false;
   }
 
+  /**
+   * Decides now, before the run's first local work, whether repeats are left out, so that no
+   * patch is asked after it. Free in a run that records one marker, whose marker stands for the
+   * patch.
+   */
+  decideRepeats(): void {
+    this.skipsRepeats();
+  }
+
   publish(status: RunStatus): void {
     const waiting = this.calls.inOrder();
     // Searchable by the name and, where it differs, by the tool's id.
