@@ -154,10 +154,11 @@ export interface RunInput {
    */
   describeLocally?: true;
   /**
-   * Set by a starter whose runs record one patch marker (a runtime, or a parent run for its
-   * sub-agent), for an agent it does not see do local work: the run first tries to describe its agent as a local activity on the worker that takes
-   * its first workflow task, under `LOCAL_DESCRIBE_PATCH`, and on the agent's queue when that worker
-   * does not host it (`src/workflows/describe-run.ts`). Workers before it describe as before.
+   * Set by a starter whose runs record one patch marker (a runtime, for a run it does not start
+   * with `describeLocally`; a run, for its sub-agent runs): the run first tries to describe its
+   * agent as a local activity on the worker that takes its first workflow task, under
+   * `LOCAL_DESCRIBE_PATCH`, and on the agent's queue when that worker does not host it
+   * (`src/workflows/describe-run.ts`). Workers before it ignore it and describe as before.
    */
   describeHere?: true;
   /** Set on every execution after the first: what the run carried over (continue-as-new). */
