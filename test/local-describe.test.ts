@@ -62,6 +62,14 @@ async function describesOf(client: Client, runId: string) {
   return { queues, scheduled, patches: patchesOf(history), history };
 }
 
+/** Replays a run's history against the current workflow code: a nondeterminism throws. */
+async function replay(
+  history: Parameters<typeof Worker.runReplayHistory>[1],
+  runId: string,
+): Promise<void> {
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, runId);
+}
+
 describe('the describe of a run doing local work', () => {
   const { host, own, closeAll } = fleetHosts('local-describe');
   afterAll(closeAll);
@@ -80,11 +88,7 @@ describe('the describe of a run doing local work', () => {
     const run = await describesOf(await tollgate.client(), parked.runId);
     expect(run.queues).toEqual([]);
     expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
-    await Worker.runReplayHistory(
-      { workflowBundle: await workflowBundle() },
-      run.history,
-      parked.runId,
-    );
+    await replay(run.history, parked.runId);
   }, 60_000);
 
   it("falls back to the agent's queue when a worker without the agent took the run", async () => {
@@ -131,11 +135,7 @@ describe('the describe of a run doing local work', () => {
       { type: 'executeTool', queue: agentQueue },
       { type: 'modelStep', queue: agentQueue },
     ]);
-    await Worker.runReplayHistory(
-      { workflowBundle: await workflowBundle() },
-      run.history,
-      stream.runId,
-    );
+    await replay(run.history, stream.runId);
   }, 90_000);
 });
 
@@ -168,12 +168,7 @@ describe('the describe of a run its runtime starts with one patch marker', () =>
     // A marker per patch would make the patches decided before the describe cost more than it saves.
     expect(activity!.queues).toEqual([queue]);
     expect(activity!.patches).not.toContain(LOCAL_DESCRIBE_PATCH);
-    for (const run of runs)
-      await Worker.runReplayHistory(
-        { workflowBundle: await workflowBundle() },
-        run.history,
-        run.runId,
-      );
+    for (const run of runs) await replay(run.history, run.runId);
   }, 60_000);
 
   it("falls back to the agent's queue when the worker that took the run does not host the agent", async () => {
@@ -208,10 +203,6 @@ describe('the describe of a run its runtime starts with one patch marker', () =>
       { type: 'executeTool', queue: agentQueue },
       { type: 'modelStep', queue: agentQueue },
     ]);
-    await Worker.runReplayHistory(
-      { workflowBundle: await workflowBundle() },
-      run.history,
-      stream.runId,
-    );
+    await replay(run.history, stream.runId);
   }, 90_000);
 });
