@@ -70,9 +70,47 @@ async function replay(
   await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, runId);
 }
 
+/**
+ * A run of `alpha` that a worker without it takes first. Alpha's host publishes the agent, then
+ * stops, so only beta's host polls when `starter` (made then) starts the run: its describe goes to
+ * alpha's queue. `whileAway` checks what holds before a host of alpha comes back; then the run
+ * parks, its call is approved, the run answers, and its history replays.
+ */
+async function approvedAfterFallback(
+  fleet: ReturnType<typeof fleetHosts>,
+  queue: string,
+  hosts: { alpha: Agent; beta: Agent },
+  starterOf: () => Tollgate,
+  whileAway: () => void = () => undefined,
+) {
+  await (await fleet.host([hosts.alpha], queue)).shutdown();
+  await fleet.host([hosts.beta], queue);
+  const starter = fleet.own(starterOf());
+  const client = await starter.client();
+  const agent = starter.getAgent(hosts.alpha.id);
+  const stream = await agent.stream('Delete r1');
+  const agentQueue = agentTaskQueue(queue, hosts.alpha.id);
+  // The worker without the agent refused the local describe: the run asks the agent's queue.
+  await eventually(async () =>
+    expect((await describesOf(client, stream.runId)).queues).toEqual([agentQueue]),
+  );
+  whileAway();
+  await fleet.host([hosts.alpha], queue);
+
+  const chunks = await chunksOf(stream);
+  expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
+  const done = await agent.approveToolCallGenerate({ runId: stream.runId });
+  expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
+  const run = await describesOf(client, stream.runId);
+  expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
+  await replay(run.history, stream.runId);
+  return { run, agentQueue };
+}
+
 describe('the describe of a run doing local work', () => {
-  const { host, own, closeAll } = fleetHosts('local-describe');
-  afterAll(closeAll);
+  const fleet = fleetHosts('local-describe');
+  const { host } = fleet;
+  afterAll(fleet.closeAll);
 
   it('is a local activity in the first workflow task when the starter hosts the agent', async () => {
     const queue = uniqueQueue('local-describe');
@@ -95,35 +133,18 @@ describe('the describe of a run doing local work', () => {
     const queue = uniqueQueue('local-describe-fleet');
     const alpha = localAgent('ld-alpha');
     const beta = gatedTestAgent('ld-beta');
-    // ld-alpha's host publishes the agent, then stops: only a worker without it polls when the
-    // run starts. The starter knows ld-alpha (it would host it) but runs no worker.
-    await (await host([alpha.agent], queue)).shutdown();
-    await host([beta.agent], queue);
-    const starter = own(
-      new Tollgate({ agents: { 'ld-alpha': alpha.agent }, temporal: { taskQueue: queue } }),
+    // The starter knows ld-alpha (it would host it) but runs no worker.
+    const { run, agentQueue } = await approvedAfterFallback(
+      fleet,
+      queue,
+      { alpha: alpha.agent, beta: beta.agent },
+      () => new Tollgate({ agents: { 'ld-alpha': alpha.agent }, temporal: { taskQueue: queue } }),
+      () => expect(alpha.lookups).toHaveLength(0),
     );
-    const client = await starter.client();
-    const stream = await starter.getAgent('ld-alpha').stream('Delete r1');
-    const agentQueue = agentTaskQueue(queue, 'ld-alpha');
-    // The worker without the agent refused the local describe: the run asks the agent's queue.
-    await eventually(async () =>
-      expect((await describesOf(client, stream.runId)).queues).toEqual([agentQueue]),
-    );
-    expect(alpha.lookups).toHaveLength(0);
-    await host([alpha.agent], queue);
-
-    const chunks = await chunksOf(stream);
-    expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
-    const done = await starter
-      .getAgent('ld-alpha')
-      .approveToolCallGenerate({ runId: stream.runId });
-    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
     expect(alpha.lookups).toHaveLength(1);
     expect(alpha.deletes).toHaveLength(1);
     expect(beta.executions).toHaveLength(0);
-    const run = await describesOf(client, stream.runId);
     expect(run.queues).toEqual([agentQueue]);
-    expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
     // Its next workflow task went to the same worker (sticky), which refused the stretch too: the
     // model steps ran on the agent's queue (patch tollgate-local-refusal-moves), then the delete.
     expect(run.patches).toContain(LOCAL_REFUSAL_PATCH);
@@ -135,13 +156,13 @@ describe('the describe of a run doing local work', () => {
       { type: 'executeTool', queue: agentQueue },
       { type: 'modelStep', queue: agentQueue },
     ]);
-    await replay(run.history, stream.runId);
   }, 90_000);
 });
 
 describe('the describe of a run its runtime starts with one patch marker', () => {
-  const { host, own, closeAll } = fleetHosts('describe-here');
-  afterAll(closeAll);
+  const fleet = fleetHosts('describe-here');
+  const { host, own } = fleet;
+  afterAll(fleet.closeAll);
 
   it('is a local activity for any agent, whoever starts the run; one marker per patch keeps the activity', async () => {
     const queue = uniqueQueue('describe-here');
@@ -175,34 +196,20 @@ describe('the describe of a run its runtime starts with one patch marker', () =>
     const queue = uniqueQueue('describe-here-fleet');
     const alpha = gatedTestAgent('dh-alpha');
     const beta = gatedTestAgent('dh-beta');
-    // dh-alpha's host publishes the agent, then stops: only a worker without it polls.
-    await (await host([alpha.agent], queue)).shutdown();
-    await host([beta.agent], queue);
-    const starter = own(new Tollgate({ temporal: { taskQueue: queue }, patchMarkers: 'one' }));
-    const client = await starter.client();
-    const stream = await starter.getAgent('dh-alpha').stream('Delete rec-1');
-    const agentQueue = agentTaskQueue(queue, 'dh-alpha');
-    await eventually(async () =>
-      expect((await describesOf(client, stream.runId)).queues).toEqual([agentQueue]),
+    // A client that hosts no agent, whose runs record one marker.
+    const { run, agentQueue } = await approvedAfterFallback(
+      fleet,
+      queue,
+      { alpha: alpha.agent, beta: beta.agent },
+      () => new Tollgate({ temporal: { taskQueue: queue }, patchMarkers: 'one' }),
     );
-    await host([alpha.agent], queue);
-
-    const chunks = await chunksOf(stream);
-    expect(chunks.at(-1)).toMatchObject({ type: 'finish', payload: { finishReason: 'suspended' } });
-    const done = await starter
-      .getAgent('dh-alpha')
-      .approveToolCallGenerate({ runId: stream.runId });
-    expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
     expect(alpha.executions).toHaveLength(1);
     expect(beta.executions).toHaveLength(0);
-    const run = await describesOf(client, stream.runId);
-    expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
     expect(run.scheduled).toEqual([
       { type: 'describeAgent', queue: agentQueue },
       { type: 'modelStep', queue: agentQueue },
       { type: 'executeTool', queue: agentQueue },
       { type: 'modelStep', queue: agentQueue },
     ]);
-    await replay(run.history, stream.runId);
   }, 90_000);
 });
