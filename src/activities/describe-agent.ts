@@ -73,17 +73,27 @@ export function describeAgent(agent: Agent, naming: ToolNaming = 'id'): AgentMan
   };
 }
 
+const schemaTexts = new WeakMap<z.ZodType, string>();
+
+/** A schema as JSON Schema text, made once per schema (a zod schema does not change). */
+function schemaJson(schema: z.ZodType): string {
+  let text = schemaTexts.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(z.toJSONSchema(schema));
+    schemaTexts.set(schema, text);
+  }
+  return text;
+}
+
 function describeTool(name: string, tool: Tool): ToolManifest {
   const rules = toRules(tool.approval, `tool "${tool.id}".approval`, 'tool');
   return {
     name,
     ...(name !== tool.id ? { toolId: tool.id } : {}),
     approval: approvalMode(tool.requireApproval),
-    inputSchema: JSON.stringify(z.toJSONSchema(tool.inputSchema)),
+    inputSchema: schemaJson(tool.inputSchema),
     ...(rules ? { rules } : {}),
-    resumeSchema: tool.resumeSchema
-      ? JSON.stringify(z.toJSONSchema(tool.resumeSchema))
-      : EMPTY_OBJECT_SCHEMA,
+    resumeSchema: tool.resumeSchema ? schemaJson(tool.resumeSchema) : EMPTY_OBJECT_SCHEMA,
     timeoutMs: tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
     heartbeatTimeoutMs: tool.heartbeatTimeoutMs ?? DEFAULT_TOOL_HEARTBEAT_TIMEOUT_MS,
     retry: {

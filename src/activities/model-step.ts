@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { streamText, tool as aiTool, type ModelMessage, type ToolSet } from 'ai';
+import { streamText, tool as aiTool, zodSchema, type ModelMessage, type ToolSet } from 'ai';
 import { makeChunk, type FinishReason, type Usage } from '../common/chunks.js';
 import { toolCallFingerprint } from '../common/fingerprint.js';
 import { toJsonValue, type JsonValue } from '../common/json.js';
@@ -154,8 +154,13 @@ async function withdrawLiveText(
 /** The tool sets of each agent, by tool naming. */
 const toolSets = new WeakMap<Agent, Map<ToolNaming, ToolSet>>();
 
-/** Input of an `agent-<key>` tool (SPEC §7). */
-const DELEGATION_INPUT = z.object({ message: z.string().describe('The task for the sub-agent') });
+/**
+ * Input of an `agent-<key>` tool (SPEC §7), wrapped once: the wrapper keeps the JSON schema it
+ * makes for the model at the first step.
+ */
+const DELEGATION_INPUT = zodSchema(
+  z.object({ message: z.string().describe('The task for the sub-agent') }),
+);
 
 /**
  * The agent's tools as the model sees them: name (the key, or the id in runs started before
@@ -170,7 +175,8 @@ function toolsForModel(agent: Agent, naming: ToolNaming = 'id'): ToolSet {
     for (const [name, tool] of agent.toolsNamedBy(naming)) {
       tools[name] = aiTool({
         ...(tool.description ? { description: tool.description } : {}),
-        inputSchema: tool.inputSchema,
+        // Wrapped here, not at each step: the wrapper makes the JSON schema once and keeps it.
+        inputSchema: zodSchema(tool.inputSchema),
       });
     }
     for (const [name, subAgent] of agent.subAgents) {

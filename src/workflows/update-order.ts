@@ -23,8 +23,6 @@
  * on the workflow SDK's activation loop as of 1.24 (pinned in package.json).
  */
 import {
-  CancellationScope,
-  condition,
   workflowInfo,
   type ActivateInput,
   type WorkflowInterceptorsFactory,
@@ -37,6 +35,18 @@ type Job = NonNullable<ActivateInput['activation']['jobs']>[number];
 type UpdateJob = NonNullable<Job['doUpdate']>;
 
 const CONTEXT = 'Tollgate update ordering';
+
+type Activator = ReturnType<typeof assertInWorkflowContext>;
+
+/**
+ * What `condition(fn)` in a non-cancellable scope leaves among the blocked conditions, under the
+ * same sequence number, without the promises nobody here awaits: the SDK's promise hook captures a
+ * stack for each promise a run makes (docs/performance.md, fourteenth pass). The SDK evaluates it
+ * in its next pass over the conditions, or later in the pass under way, and drops it once true.
+ */
+function block(activator: Activator, fn: () => boolean): void {
+  activator.blockedConditions.set(activator.nextSeqs.condition++, { fn, resolve: () => undefined });
+}
 
 export const interceptors: WorkflowInterceptorsFactory = () => {
   let ordered = false;
@@ -60,7 +70,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     return false;
   };
 
-  const release = (activator: ReturnType<typeof assertInWorkflowContext>) => {
+  const release = (activator: Activator) => {
     const updates = held.splice(0);
     handlingJobs = true;
     try {
@@ -70,14 +80,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
     }
     // The sentinel never unblocks; this condition does, later in this same pass, so the SDK runs
     // the update handlers' microtasks and evaluates the conditions again, as after any job.
-    let created = false;
-    void CancellationScope.nonCancellable(() =>
-      condition(() => {
-        if (created) return true;
-        created = true;
-        return false;
-      }),
-    );
+    block(activator, () => true);
   };
 
   return {
@@ -87,7 +90,7 @@ export const interceptors: WorkflowInterceptorsFactory = () => {
           // Agent runs only: the thread workflow takes no updates.
           ordered =
             workflowInfo().workflowType === 'agentRun' && isPatched(UPDATES_AFTER_EVENTS_PATCH);
-          if (ordered) void CancellationScope.nonCancellable(() => condition(sentinel));
+          if (ordered) block(assertInWorkflowContext(CONTEXT), sentinel);
           return next(input);
         },
       },
