@@ -12,6 +12,7 @@ import { Agent, createTool, Tollgate } from '../src/index.js';
 import { scriptedModel } from '../src/testing/scripted-model.js';
 import { workflowBundle } from '../src/worker.js';
 import { LOCAL_DESCRIBE_PATCH, LOCAL_REFUSAL_PATCH } from '../src/workflows/patch-ids.js';
+import { ONE_MARKER_2_PATCH } from '../src/workflows/patch-markers.js';
 import {
   chunksOf,
   eventually,
@@ -81,6 +82,8 @@ async function approvedAfterFallback(
   queue: string,
   hosts: { alpha: Agent; beta: Agent },
   starterOf: () => Tollgate,
+  /** The patch that shows the run took the local describe: its own, or the one marker's. */
+  describePatch: string,
   whileAway: () => void = () => undefined,
 ) {
   await (await fleet.host([hosts.alpha], queue)).shutdown();
@@ -102,7 +105,7 @@ async function approvedAfterFallback(
   const done = await agent.approveToolCallGenerate({ runId: stream.runId });
   expect(done).toMatchObject({ finishReason: 'stop', text: 'Deleted.' });
   const run = await describesOf(client, stream.runId);
-  expect(run.patches).toContain(LOCAL_DESCRIBE_PATCH);
+  expect(run.patches).toContain(describePatch);
   await replay(run.history, stream.runId);
   return { run, agentQueue };
 }
@@ -139,6 +142,7 @@ describe('the describe of a run doing local work', () => {
       queue,
       { alpha: alpha.agent, beta: beta.agent },
       () => new Tollgate({ agents: { 'ld-alpha': alpha.agent }, temporal: { taskQueue: queue } }),
+      LOCAL_DESCRIBE_PATCH,
       () => expect(alpha.lookups).toHaveLength(0),
     );
     expect(alpha.lookups).toHaveLength(1);
@@ -185,7 +189,8 @@ describe('the describe of a run its runtime starts with one patch marker', () =>
     expect(gated.executions).toHaveLength(2);
     const [here, activity] = runs;
     expect(here!.queues).toEqual([]);
-    expect(here!.patches).toContain(LOCAL_DESCRIBE_PATCH);
+    // Its one marker stands for the describe's patch, which records no marker of its own.
+    expect(here!.patches).toEqual([ONE_MARKER_2_PATCH]);
     // A marker per patch would make the patches decided before the describe cost more than it saves.
     expect(activity!.queues).toEqual([queue]);
     expect(activity!.patches).not.toContain(LOCAL_DESCRIBE_PATCH);
@@ -202,6 +207,7 @@ describe('the describe of a run its runtime starts with one patch marker', () =>
       queue,
       { alpha: alpha.agent, beta: beta.agent },
       () => new Tollgate({ temporal: { taskQueue: queue }, patchMarkers: 'one' }),
+      ONE_MARKER_2_PATCH,
     );
     expect(alpha.executions).toHaveLength(1);
     expect(beta.executions).toHaveLength(0);

@@ -9,7 +9,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { fileURLToPath } from 'node:url';
-import { ONE_MARKER_PATCH } from '../src/workflows/patch-markers.js';
+import { ONE_MARKER_2_PATCH, ONE_MARKER_PATCH } from '../src/workflows/patch-markers.js';
 import { workflowBundle } from '../src/worker.js';
 import { silentLogger } from './support/harness.js';
 import {
@@ -151,15 +151,22 @@ const PATCHES: Record<string, string[]> = {
   '10-local-describe': [ONE_MARKER_PATCH],
   // Every run describes its agent locally (`RunInput.describeHere`), sub-agent runs too.
   '11-describe-here': [ONE_MARKER_PATCH, LOCAL_DESCRIBE_PATCH],
+  // The newest one marker stands for the local describe's patch too: one marker, nothing else.
+  '12-one-marker-2': [ONE_MARKER_2_PATCH],
 };
 
-/** Patches a one-marker run asks beside the one marker, by fixture, from generation 10 on. */
+/**
+ * Patches a run with the first one marker asks beside it, by fixture, in generations 10 and 11
+ * (the second one marker stands for them).
+ */
 const ONE_MARKER_PATCHES_WHERE_NEEDED: Record<string, string[]> = {
   'stretch-then-approved': [LOCAL_DESCRIBE_PATCH],
 };
 
 /** From this generation on, runs record one marker: no patch is asked where needed. */
 const ONE_MARKER_FROM = 9;
+/** From this generation on, runs record the second one marker. */
+const ONE_MARKER_2_FROM = 12;
 
 /**
  * Patches asked only when a run needs them, by fixture, from generation 4 on:
@@ -216,7 +223,10 @@ function patchesExpected(generation: string, name: string): string[] {
   if (startOf(generation, name).type !== 'agentRun') return [];
   const number = parseInt(generation, 10);
   if (number >= ONE_MARKER_FROM) {
-    const needed = number >= 10 ? (ONE_MARKER_PATCHES_WHERE_NEEDED[name] ?? []) : [];
+    const needed =
+      number >= 10 && number < ONE_MARKER_2_FROM
+        ? (ONE_MARKER_PATCHES_WHERE_NEEDED[name] ?? [])
+        : [];
     return [...new Set([...PATCHES[generation]!, ...needed])].sort();
   }
   const continued = CONTINUED_EXECUTION_PATCHES[name];
