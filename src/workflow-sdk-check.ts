@@ -7,8 +7,12 @@ import { TollgateError } from './common/errors.js';
  */
 export const SUPPORTED_WORKFLOW_SDK = '1.24.0';
 
-/** The private parts of the SDK's `Activator` that the update-ordering interceptor uses. */
-const USED_INTERNALS = ['doUpdate', 'blockedConditions'] as const;
+/**
+ * The private parts of the SDK's `Activator` that the update-ordering interceptor uses: it hands
+ * held updates to `doUpdate`, reads `blockedConditions`, and adds to it under the next of
+ * `nextSeqs`' condition numbers.
+ */
+const USED_INTERNALS = ['doUpdate', 'blockedConditions', 'nextSeqs'] as const;
 
 /** What is installed: the version and the source of the SDK's `Activator` class. */
 export interface WorkflowSdkInternals {

@@ -26,5 +26,6 @@ describe('workflow SDK check at worker start', () => {
     }).catch((e: unknown) => e);
     expect(isTollgateError(error, 'TEMPORAL_SDK_UNSUPPORTED')).toBe(true);
     expect((error as Error).message).toContain('blockedConditions');
+    expect((error as Error).message).toContain('nextSeqs');
   });
 });
